@@ -1,0 +1,109 @@
+package io.glassledger.core.codec;
+
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.hash.Hash;
+
+/**
+ * A strict reader: every read is bounds-checked before use, varints must be minimal, and
+ * {@link #expectEnd()} rejects trailing bytes, so that one value has exactly one encoding.
+ */
+public final class ByteReader {
+    private final byte[] buf;
+    private int pos;
+    private final int end;
+
+    public ByteReader(byte[] buf) {
+        this(buf, 0, buf.length);
+    }
+
+    public ByteReader(byte[] buf, int from, int to) {
+        this.buf = buf;
+        this.pos = from;
+        this.end = to;
+    }
+
+    public int position() {
+        return pos;
+    }
+
+    public int remaining() {
+        return end - pos;
+    }
+
+    public byte[] array() {
+        return buf;
+    }
+
+    private void need(long n) {
+        if (n < 0 || n > end - pos) {
+            throw new MalformedException("truncated: need " + n + " bytes at offset " + pos + ", have " + (end - pos));
+        }
+    }
+
+    public int u8() {
+        need(1);
+        return buf[pos++] & 0xff;
+    }
+
+    public long u64() {
+        need(8);
+        long v = 0;
+        for (int i = 0; i < 8; i++) {
+            v = (v << 8) | (buf[pos++] & 0xff);
+        }
+        return v;
+    }
+
+    public long varint() {
+        long v = 0;
+        for (int shift = 0; shift < 63; shift += 7) {
+            int b = u8();
+            v |= (long) (b & 0x7F) << shift;
+            if ((b & 0x80) == 0) {
+                if (b == 0 && shift > 0) {
+                    throw new MalformedException("non-minimal varint at offset " + (pos - 1));
+                }
+                return v;
+            }
+        }
+        throw new MalformedException("varint too long at offset " + pos);
+    }
+
+    /** A varint that must be at most {@code max}. */
+    public int varint(int max) {
+        long v = varint();
+        if (v > max) {
+            throw new MalformedException("value " + v + " exceeds limit " + max + " at offset " + pos);
+        }
+        return (int) v;
+    }
+
+    public Hash hash() {
+        need(Hash.LENGTH);
+        Hash h = Hash.of(buf, pos);
+        pos += Hash.LENGTH;
+        return h;
+    }
+
+    public Bytes bytes(int n) {
+        need(n);
+        Bytes b = Bytes.of(buf, pos, pos + n);
+        pos += n;
+        return b;
+    }
+
+    public Bytes lengthPrefixed(int maxLength) {
+        return bytes(varint(maxLength));
+    }
+
+    public void skip(int n) {
+        need(n);
+        pos += n;
+    }
+
+    public void expectEnd() {
+        if (pos != end) {
+            throw new MalformedException((end - pos) + " trailing bytes at offset " + pos);
+        }
+    }
+}

@@ -1,0 +1,127 @@
+package io.glassledger.core.hash;
+
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * Every hash GlassLedger computes, with its domain tag. docs/FORMAT.md §Hashes is the normative description;
+ * a tag byte never appears in two roles, so no hash of one kind can be passed off as another.
+ */
+public final class Hashing {
+    public static final String ALGORITHM = "SHA-256";
+
+    public static final byte TAG_ENTRY = 0x00;
+    public static final byte TAG_INNER = 0x01;
+    public static final byte TAG_NODE = 0x02;
+    public static final byte TAG_BLOCK = 0x10;
+    public static final byte TAG_BODY = 0x11;
+    public static final byte TAG_DIGEST = 0x20;
+    public static final byte TAG_UPPER_INNER = 0x31;
+
+    private static final ThreadLocal<MessageDigest> SHA = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance(ALGORITHM);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    });
+
+    private Hashing() {
+    }
+
+    public static MessageDigest sha() {
+        MessageDigest md = SHA.get();
+        md.reset();
+        return md;
+    }
+
+    public static Hash finish(MessageDigest md) {
+        return Hash.wrap(md.digest());
+    }
+
+    /** SHA-256 of raw bytes, without a tag. Used only for derived constants, never for tree content. */
+    public static Hash raw(byte[] data) {
+        MessageDigest md = sha();
+        md.update(data);
+        return finish(md);
+    }
+
+    /** H(0x00 || canonical entry encoding). */
+    public static Hash entry(byte[] encodedEntry, int off, int len) {
+        MessageDigest md = sha();
+        md.update(TAG_ENTRY);
+        md.update(encodedEntry, off, len);
+        return finish(md);
+    }
+
+    /** H(0x01 || varint(len sep) || sep || left || right): a binary step inside a node, routing by sep. */
+    public static Hash inner(byte[] sep, Hash left, Hash right) {
+        MessageDigest md = sha();
+        md.update(TAG_INNER);
+        updateVarint(md, sep.length);
+        md.update(sep);
+        md.update(left.unsafeArray());
+        md.update(right.unsafeArray());
+        return finish(md);
+    }
+
+    /** H(0x02 || u8 level || merkle root of the node's items). */
+    public static Hash node(int level, Hash itemsRoot) {
+        MessageDigest md = sha();
+        md.update(TAG_NODE);
+        md.update((byte) level);
+        md.update(itemsRoot.unsafeArray());
+        return finish(md);
+    }
+
+    /** H(0x10 || u64 blockNo || lowerRoot || bodyHash). */
+    public static Hash block(long blockNo, Hash lowerRoot, Hash bodyHash) {
+        MessageDigest md = sha();
+        md.update(TAG_BLOCK);
+        updateU64(md, blockNo);
+        md.update(lowerRoot.unsafeArray());
+        md.update(bodyHash.unsafeArray());
+        return finish(md);
+    }
+
+    /** H(0x11 || body encoding). */
+    public static Hash body(byte[] body) {
+        MessageDigest md = sha();
+        md.update(TAG_BODY);
+        md.update(body);
+        return finish(md);
+    }
+
+    /** H(0x20 || u64 blockNo || upperRoot(blocks 0..blockNo-1) || blockHash(blockNo)). */
+    public static Hash digest(long blockNo, Hash upperRoot, Hash headBlockHash) {
+        MessageDigest md = sha();
+        md.update(TAG_DIGEST);
+        updateU64(md, blockNo);
+        md.update(upperRoot.unsafeArray());
+        md.update(headBlockHash.unsafeArray());
+        return finish(md);
+    }
+
+    /** H(0x31 || left || right): an interior node of the upper (block) tree. */
+    public static Hash upperInner(Hash left, Hash right) {
+        MessageDigest md = sha();
+        md.update(TAG_UPPER_INNER);
+        md.update(left.unsafeArray());
+        md.update(right.unsafeArray());
+        return finish(md);
+    }
+
+    private static void updateU64(MessageDigest md, long v) {
+        for (int s = 56; s >= 0; s -= 8) {
+            md.update((byte) (v >>> s));
+        }
+    }
+
+    private static void updateVarint(MessageDigest md, long v) {
+        while ((v & ~0x7FL) != 0) {
+            md.update((byte) ((v & 0x7F) | 0x80));
+            v >>>= 7;
+        }
+        md.update((byte) v);
+    }
+}

@@ -1,0 +1,360 @@
+package io.glassledger.core.ledger;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.glassledger.core.LedgerException;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.hash.Hash;
+import io.glassledger.core.hash.Hashing;
+import io.glassledger.core.postree.DiffVisitor;
+import io.glassledger.core.postree.Entry;
+import io.glassledger.core.postree.EntryMaker;
+import io.glassledger.core.postree.LeafNode;
+import io.glassledger.core.postree.MissingNodeException;
+import io.glassledger.core.postree.Mutation;
+import io.glassledger.core.postree.Node;
+import io.glassledger.core.postree.NodeSource;
+import io.glassledger.core.postree.PosTree;
+import io.glassledger.core.postree.TreeParams;
+import io.glassledger.core.proof.AppendOnlyProof;
+import io.glassledger.core.proof.Digest;
+import io.glassledger.core.proof.HistoryProof;
+import io.glassledger.core.proof.KeysProof;
+import io.glassledger.core.proof.LowerProof;
+import io.glassledger.core.proof.Version;
+import io.glassledger.core.store.NodeStore;
+import io.glassledger.core.store.StoreBatch;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * GlassDB's two-level ledger (§3.3.1). The lower POS-tree of each block indexes the whole state, key → entry; each
+ * entry points at the leaf that held its previous version. The upper tree, keyed by block number, holds the block
+ * hashes. Block 0 is the genesis block: empty state, and the format parameters in its meta.
+ *
+ * <p>Threading: appends are serialised; reads and proofs run concurrently with them and see the head as of their
+ * start. The caller owns the store and closes it.
+ */
+public final class Ledger {
+    public static final String FORMAT = "glassledger/1";
+
+    private final NodeStore store;
+    private final TreeParams params;
+    private final Cache<Hash, Node> cache;
+    private final NodeSource source;
+    private final PosTree tree;
+    private final TreeProver prover;
+    private final UpperTree upper;
+    private volatile Head head;
+
+    /** The newest block and the digest naming it. upperRoot covers blocks 0..number-1. */
+    public record Head(Block block, Hash blockHash, Hash upperRoot, Digest digest) {
+    }
+
+    private Ledger(NodeStore store, TreeParams params, long cacheBytes) {
+        this.store = store;
+        this.params = params;
+        this.cache = Caffeine.newBuilder().maximumWeight(cacheBytes)
+                .weigher((Hash h, Node n) -> 64 + n.size() * 96).build();
+        this.source = h -> {
+            Node n = cache.getIfPresent(h);
+            if (n == null) {
+                byte[] b = store.node(h);
+                if (b == null) {
+                    throw new MissingNodeException(h);
+                }
+                n = Node.decode(b);
+                cache.put(h, n);
+            }
+            return n;
+        };
+        this.tree = new PosTree(source, params);
+        this.prover = new TreeProver(source);
+        this.upper = new UpperTree(store);
+    }
+
+    /** Opens the ledger in {@code store}, writing a genesis block with {@code params} if the store is empty. */
+    public static Ledger openOrCreate(NodeStore store, TreeParams params, long genesisTimestamp) {
+        if (store.blockCount() == 0) {
+            Ledger l = new Ledger(store, params, 256L << 20);
+            l.writeGenesis(genesisTimestamp);
+            return l;
+        }
+        Ledger l = open(store);
+        if (!l.params.equals(params)) {
+            throw new LedgerException("ledger was created with " + l.params + ", not " + params);
+        }
+        return l;
+    }
+
+    /** Opens an existing ledger; its parameters come from its genesis block. */
+    public static Ledger open(NodeStore store) {
+        return open(store, 256L << 20);
+    }
+
+    public static Ledger open(NodeStore store, long cacheBytes) {
+        byte[] g = store.block(0);
+        if (g == null) {
+            throw new LedgerException("store holds no ledger (no genesis block)");
+        }
+        Block genesis = Block.decode(0, g);
+        Bytes format = genesis.meta().get("format");
+        Bytes hash = genesis.meta().get("hash");
+        if (format == null || !format.utf8String().equals(FORMAT) || hash == null
+                || !hash.utf8String().equals(Hashing.ALGORITHM)) {
+            throw new LedgerException("unsupported ledger format " + genesis.meta());
+        }
+        TreeParams p = TreeParams.decode(genesis.meta().get("tree").toByteArray());
+        Ledger l = new Ledger(store, p, cacheBytes);
+        l.head = l.loadHead(store.blockCount() - 1);
+        return l;
+    }
+
+    private void writeGenesis(long timestamp) {
+        TreeMap<String, Bytes> meta = new TreeMap<>();
+        meta.put("format", Bytes.utf8(FORMAT));
+        meta.put("hash", Bytes.utf8(Hashing.ALGORITHM));
+        meta.put("tree", Bytes.wrap(params.encode()));
+        Block genesis = new Block(0, timestamp, Hash.ZERO, List.of(), meta);
+        StoreBatch batch = new StoreBatch().putBlock(0, genesis.encode());
+        Hash bh = genesis.hash();
+        upper.append(0, bh, batch);
+        store.write(batch);
+        head = new Head(genesis, bh, Hash.ZERO, new Digest(0, Hashing.digest(0, Hash.ZERO, bh)));
+    }
+
+    private Head loadHead(long number) {
+        Block b = block(number);
+        Hash bh = b.hash();
+        Hash u = upper.root(number);
+        return new Head(b, bh, u, new Digest(number, Hashing.digest(number, u, bh)));
+    }
+
+    public TreeParams params() {
+        return params;
+    }
+
+    public Head head() {
+        return head;
+    }
+
+    public Digest digest() {
+        return head.digest();
+    }
+
+    public NodeSource nodes() {
+        return source;
+    }
+
+    public PosTree tree() {
+        return tree;
+    }
+
+    public Block block(long number) {
+        byte[] rec = number >= 0 && number <= headNumberOrStore() ? store.block(number) : null;
+        if (rec == null) {
+            throw new IllegalArgumentException("block " + number + " is not in the ledger (head is "
+                    + headNumberOrStore() + ")");
+        }
+        return Block.decode(number, rec);
+    }
+
+    private long headNumberOrStore() {
+        Head h = head;
+        return h == null ? store.blockCount() - 1 : h.block().number();
+    }
+
+    public Digest digest(long number) {
+        Head h = head;
+        if (number == h.block().number()) {
+            return h.digest();
+        }
+        Block b = block(number);
+        return new Digest(number, Hashing.digest(number, upper.root(number), b.hash()));
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    /**
+     * Appends blocks in one atomic store write. Each spec's writes (at most one per key) become the next block;
+     * a put records the leaf that held the key's previous version, a delete leaves a tombstone so history goes on.
+     *
+     * @throws IllegalArgumentException for a bad spec (duplicate key, oversized key or value, timestamp going
+     *                                  back); nothing is written then
+     */
+    public synchronized List<Block> append(List<BlockSpec> specs) {
+        Map<Hash, Node> overlay = new HashMap<>();
+        NodeSource src = h -> {
+            Node n = overlay.get(h);
+            return n != null ? n : source.node(h);
+        };
+        PosTree t = new PosTree(src, params);
+        StoreBatch batch = new StoreBatch();
+        Head h = head;
+        List<Block> blocks = new ArrayList<>(specs.size());
+        for (BlockSpec spec : specs) {
+            long number = h.block().number() + 1;
+            if (spec.timestamp() < h.block().timestamp()) {
+                throw new IllegalArgumentException("block timestamp " + spec.timestamp()
+                        + " is before the previous block's " + h.block().timestamp());
+            }
+            List<Mutation> writes = new ArrayList<>(spec.writes());
+            writes.sort((a, b) -> a.key().compareTo(b.key()));
+            for (int i = 1; i < writes.size(); i++) {
+                if (writes.get(i - 1).key().equals(writes.get(i).key())) {
+                    throw new IllegalArgumentException("block writes key " + writes.get(i).key() + " twice");
+                }
+            }
+            PosTree.Result r = t.apply(h.block().lowerRoot(), writes, maker(number));
+            for (Node n : r.created()) {
+                overlay.put(n.hash(), n);
+                batch.putNode(n.hash(), n.encode());
+            }
+            Block b = new Block(number, spec.timestamp(), r.root(), spec.txIds(), new TreeMap<>());
+            batch.putBlock(number, b.encode());
+            Hash bh = b.hash();
+            Hash u = upper.root(0, number, batch);
+            upper.append(number, bh, batch);
+            h = new Head(b, bh, u, new Digest(number, Hashing.digest(number, u, bh)));
+            blocks.add(b);
+        }
+        if (blocks.isEmpty()) {
+            return blocks;
+        }
+        store.write(batch);
+        cache.putAll(overlay);
+        head = h;
+        return blocks;
+    }
+
+    private static EntryMaker maker(long number) {
+        return (m, old, oldLeaf) -> {
+            Hash prev = old == null ? Hash.ZERO : oldLeaf;
+            if (m.isDelete()) {
+                return old == null || old.isTombstone() ? old : Entry.tombstone(m.key(), number, prev);
+            }
+            return Entry.of(m.key(), m.value(), number, prev);
+        };
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    /** The entry of {@code key} in the state at {@code blockNo} (possibly a tombstone), or null. */
+    public Entry entry(Bytes key, long blockNo) {
+        return tree.get(block(blockNo).lowerRoot(), key);
+    }
+
+    /** The latest value of {@code key}. */
+    public Optional<Bytes> get(Bytes key) {
+        return get(key, head.block().number());
+    }
+
+    public Optional<Bytes> get(Bytes key, long blockNo) {
+        Entry e = blockNo == head.block().number() ? tree.get(head.block().lowerRoot(), key) : entry(key, blockNo);
+        return e == null || e.isTombstone() ? Optional.empty() : Optional.of(e.value());
+    }
+
+    /** Up to {@code limit} versions of {@code key} at {@code blockNo}, newest first, deletions included. */
+    public List<Version> history(Bytes key, int limit, long blockNo) {
+        List<Version> out = new ArrayList<>();
+        Entry e = entry(key, blockNo);
+        while (e != null && out.size() < limit) {
+            out.add(new Version(e.value(), e.version()));
+            e = e.prev().isZero() ? null : previous(e, key);
+        }
+        return out;
+    }
+
+    private Entry previous(Entry e, Bytes key) {
+        LeafNode leaf = (LeafNode) source.node(e.prev());
+        int i = leaf.find(key);
+        if (i < 0) {
+            throw new LedgerException("leaf " + e.prev() + " does not hold the previous version of " + key);
+        }
+        return leaf.entry(i);
+    }
+
+    /** Live entries with from &lt;= key &lt; to (null bounds open) at {@code blockNo}, at most {@code limit}. */
+    public List<Entry> scan(Bytes from, Bytes to, long blockNo, int limit) {
+        List<Entry> out = new ArrayList<>();
+        tree.scan(block(blockNo).lowerRoot(), from, to, e -> {
+            if (!e.isTombstone()) {
+                out.add(e);
+            }
+            return out.size() < limit;
+        });
+        return out;
+    }
+
+    /** Keys whose entries differ between two blocks' states. */
+    public void diff(long fromBlock, long toBlock, DiffVisitor visitor) {
+        tree.diff(block(fromBlock).lowerRoot(), block(toBlock).lowerRoot(), visitor);
+    }
+
+    // ---------------------------------------------------------------- proofs
+
+    /**
+     * One proof for the given keys (any order; duplicates are ignored) in the state at {@code atBlock}, against
+     * the digest at {@code digestBlock} &gt;= atBlock. With atBlock == digestBlock it is a current-value proof.
+     */
+    public KeysProof proveKeys(List<Bytes> keys, long atBlock, long digestBlock) {
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("no keys to prove");
+        }
+        if (atBlock > digestBlock) {
+            throw new IllegalArgumentException("block " + atBlock + " is after digest block " + digestBlock);
+        }
+        Block b = block(atBlock);
+        Hash digestBlockHash = digestBlock == atBlock ? null : block(digestBlock).hash();
+        LowerProof lower = prover.prove(b.lowerRoot(), new ArrayList<>(new TreeSet<>(keys)));
+        if (atBlock == digestBlock) {
+            return new KeysProof(atBlock, b.bodyHash(), List.of(), upper.root(atBlock), lower);
+        }
+        return new KeysProof(atBlock, b.bodyHash(), upper.inclusionPath(atBlock, digestBlock), digestBlockHash, lower);
+    }
+
+    /** Proof that the ledger at block {@code b1} is a prefix of the ledger at {@code b2}, b1 &lt; b2. */
+    public AppendOnlyProof proveAppendOnly(long b1, long b2) {
+        if (b1 < 0 || b1 >= b2) {
+            throw new IllegalArgumentException("append-only proof needs 0 <= b1 < b2, got " + b1 + ", " + b2);
+        }
+        Hash h1 = block(b1).hash();
+        Hash h2 = block(b2).hash();
+        return new AppendOnlyProof(b1, b2, upper.root(b1), h1, h2,
+                b1 == 0 ? List.of() : upper.consistency(b1, b2), upper.inclusionPath(b1, b2));
+    }
+
+    /** The last {@code limit} versions of {@code key} at {@code digestBlock}, and their proof. */
+    public record History(List<Version> versions, HistoryProof proof) {
+    }
+
+    public History proveHistory(Bytes key, int limit, long digestBlock) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("history limit must be positive");
+        }
+        KeysProof head = proveKeys(List.of(key), digestBlock, digestBlock);
+        List<Version> versions = new ArrayList<>();
+        List<LowerProof> older = new ArrayList<>();
+        Entry e = entry(key, digestBlock);
+        while (e != null && versions.size() < limit) {
+            versions.add(new Version(e.value(), e.version()));
+            if (e.prev().isZero() || versions.size() == limit) {
+                break;
+            }
+            LeafNode leaf = (LeafNode) source.node(e.prev());
+            older.add(prover.proveInLeaf(leaf, key));
+            e = previous(e, key);
+        }
+        return new History(versions, new HistoryProof(head, older));
+    }
+
+    static String utf8(Bytes b) {
+        return new String(b.unsafeArray(), StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,68 @@
+package io.glassledger.core.ledger;
+
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.hash.Hash;
+import io.glassledger.core.postree.Entry;
+import io.glassledger.core.postree.IndexNode;
+import io.glassledger.core.postree.LeafNode;
+import io.glassledger.core.postree.Node;
+import io.glassledger.core.postree.NodeSource;
+import io.glassledger.core.proof.LowerProof;
+import java.util.List;
+
+/**
+ * Builds {@link LowerProof}s by walking the same routing Merkle structure that {@link Node#hash()} hashes, so a
+ * proof follows the path a verifier will route along. Keys must be distinct and sorted; one traversal serves all.
+ */
+final class TreeProver {
+    private final NodeSource src;
+
+    TreeProver(NodeSource src) {
+        this.src = src;
+    }
+
+    LowerProof prove(Hash root, List<Bytes> sortedKeys) {
+        if (root.isZero()) {
+            return new LowerProof(-1, null);
+        }
+        Node n = src.node(root);
+        return new LowerProof(n.level(), node(n, sortedKeys));
+    }
+
+    /** A proof inside one leaf (root level 0), for history. */
+    LowerProof proveInLeaf(LeafNode leaf, Bytes key) {
+        return new LowerProof(0, node(leaf, List.of(key)));
+    }
+
+    private LowerProof.Part node(Node n, List<Bytes> keys) {
+        return new LowerProof.Boundary(items(n, 0, n.size(), keys));
+    }
+
+    private LowerProof.Part items(Node n, int lo, int hi, List<Bytes> keys) {
+        if (keys.isEmpty()) {
+            return new LowerProof.Pruned(n.subtreeHash(lo, hi));
+        }
+        if (hi - lo == 1) {
+            return item(n, lo, keys);
+        }
+        int m = Node.split(lo, hi);
+        Bytes sep = n.separator(m);
+        int cut = 0;
+        while (cut < keys.size() && keys.get(cut).compareTo(sep) < 0) {
+            cut++;
+        }
+        return new LowerProof.Inner(sep, items(n, lo, m, keys.subList(0, cut)),
+                items(n, m, hi, keys.subList(cut, keys.size())));
+    }
+
+    private LowerProof.Part item(Node n, int i, List<Bytes> keys) {
+        if (n instanceof IndexNode in) {
+            return node(src.node(in.child(i)), keys);
+        }
+        Entry e = ((LeafNode) n).entry(i);
+        int owner = keys.indexOf(e.key());
+        return owner >= 0
+                ? new LowerProof.Leaf(owner, null, null, e.version(), e.prev())
+                : new LowerProof.Leaf(-1, e.key(), e.value(), e.version(), e.prev());
+    }
+}

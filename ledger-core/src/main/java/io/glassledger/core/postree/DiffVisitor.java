@@ -1,0 +1,10 @@
+package io.glassledger.core.postree;
+
+import io.glassledger.core.hash.Bytes;
+
+/** Receives the differences between two trees in key order. */
+@FunctionalInterface
+public interface DiffVisitor {
+    /** @param before the entry in the first tree, or null; @param after the entry in the second tree, or null */
+    void onDiff(Bytes key, Entry before, Entry after);
+}

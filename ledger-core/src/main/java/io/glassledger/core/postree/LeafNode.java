@@ -1,0 +1,78 @@
+package io.glassledger.core.postree;
+
+import io.glassledger.core.codec.ByteWriter;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.hash.Hash;
+import java.util.Arrays;
+import java.util.List;
+
+/** A level-0 node: entries in strictly increasing key order. Separators are derived from adjacent keys. */
+public final class LeafNode extends Node {
+    private final Entry[] entries;
+
+    LeafNode(Entry[] entries) {
+        this.entries = entries;
+    }
+
+    public static LeafNode of(List<Entry> entries) {
+        return new LeafNode(entries.toArray(new Entry[0]));
+    }
+
+    @Override
+    public int level() {
+        return 0;
+    }
+
+    @Override
+    public int size() {
+        return entries.length;
+    }
+
+    public Entry entry(int i) {
+        return entries[i];
+    }
+
+    public List<Entry> entries() {
+        return List.of(entries);
+    }
+
+    /** Index of {@code key}, or -(insertion point) - 1. */
+    public int find(Bytes key) {
+        int lo = 0;
+        int hi = entries.length - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int c = entries[mid].key().compareTo(key);
+            if (c < 0) {
+                lo = mid + 1;
+            } else if (c > 0) {
+                hi = mid - 1;
+            } else {
+                return mid;
+            }
+        }
+        return -(lo + 1);
+    }
+
+    @Override
+    public Hash itemHash(int i) {
+        return entries[i].hash();
+    }
+
+    @Override
+    public Bytes separator(int i) {
+        return shortestSeparator(entries[i - 1].key(), entries[i].key());
+    }
+
+    @Override
+    public void writeItems(ByteWriter w) {
+        for (Entry e : entries) {
+            e.write(w);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Leaf" + Arrays.toString(entries);
+    }
+}

@@ -1,0 +1,110 @@
+package io.glassledger.core.postree;
+
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.hash.Hash;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Cuts one level's item sequence into nodes. Bulk builds and incremental updates both go through here, which is
+ * what makes them produce the same tree: a boundary depends only on the items since the last boundary.
+ *
+ * <p>Leaves close when the rolling hash of their entry bytes hits the pattern, or once they reach
+ * {@link TreeParams#leafMaxBytes()}. Index nodes close after a child whose hash has its first 8 bytes
+ * (big-endian) &amp; (indexTargetFanout - 1) == 0, or once they hold {@link TreeParams#indexMaxFanout()} children.
+ */
+final class LevelBuilder {
+    private final int level;
+    private final TreeParams params;
+    private final NodeSource src;
+    final List<Node> out = new ArrayList<>();
+
+    private final List<Entry> entries = new ArrayList<>();
+    private int bytes;
+    private final Buzhash buz;
+
+    private final List<Hash> children = new ArrayList<>();
+    private final List<Bytes> seps = new ArrayList<>();
+    private Ref first;
+    private Ref last;
+
+    LevelBuilder(int level, TreeParams params, NodeSource src) {
+        this.level = level;
+        this.params = params;
+        this.src = src;
+        this.buz = level == 0 ? new Buzhash(params.leafMask()) : null;
+    }
+
+    boolean atBoundary() {
+        return level == 0 ? entries.isEmpty() : children.isEmpty();
+    }
+
+    void addEntry(Entry e) {
+        if (!entries.isEmpty() && entries.get(entries.size() - 1).key().compareTo(e.key()) >= 0) {
+            throw new IllegalStateException("entries out of order: " + e.key());
+        }
+        entries.add(e);
+        byte[] enc = e.encoded();
+        bytes += enc.length;
+        boolean hit = buz.feed(enc, 0, enc.length);
+        if (hit || bytes >= params.leafMaxBytes()) {
+            closeLeaf();
+        }
+    }
+
+    /**
+     * @param followsOldPredecessor the previous item added was this child's neighbour in the old node, so the
+     *                              stored separator is still right
+     */
+    void addRef(Ref r, boolean followsOldPredecessor) {
+        if (children.isEmpty()) {
+            first = r;
+            seps.add(Bytes.EMPTY);
+        } else if (followsOldPredecessor && r.oldSep != null && r.oldSep.length() > 0) {
+            seps.add(r.oldSep);
+        } else {
+            seps.add(Node.shortestSeparator(last.node(src).lastKey(src), r.node(src).firstKey(src)));
+        }
+        children.add(r.hash);
+        last = r;
+        if ((r.hash.prefixLong() & params.indexMask()) == 0 || children.size() >= params.indexMaxFanout()) {
+            closeIndex();
+        }
+    }
+
+    void add(Object item, boolean followsOldPredecessor) {
+        if (level == 0) {
+            addEntry((Entry) item);
+        } else {
+            addRef((Ref) item, followsOldPredecessor);
+        }
+    }
+
+    void finish() {
+        if (level == 0) {
+            if (!entries.isEmpty()) {
+                closeLeaf();
+            }
+        } else if (!children.isEmpty()) {
+            closeIndex();
+        }
+    }
+
+    private void closeLeaf() {
+        out.add(new LeafNode(entries.toArray(new Entry[0])));
+        entries.clear();
+        bytes = 0;
+        buz.reset();
+    }
+
+    private void closeIndex() {
+        IndexNode n = new IndexNode(level, children.toArray(new Hash[0]), seps.toArray(new Bytes[0]));
+        // New children are not stored yet, so the keys must come from the refs, not from the source.
+        n.knownKeys(first.node(src).firstKey(src), last.node(src).lastKey(src));
+        out.add(n);
+        children.clear();
+        seps.clear();
+        first = null;
+        last = null;
+    }
+}

@@ -1,0 +1,271 @@
+package io.glassledger.core.postree;
+
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.hash.Hash;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * Operations on immutable POS-trees read through a {@link NodeSource}. A tree is named by its root hash;
+ * {@link Hash#ZERO} is the empty tree. Nothing here writes: updates return the nodes they created, and the
+ * caller stores them.
+ *
+ * <p>Thread-safe: it holds no mutable state.
+ */
+public final class PosTree {
+    private final NodeSource src;
+    private final TreeParams params;
+
+    /** The new root and the nodes created for it, children before parents. */
+    public record Result(Hash root, List<Node> created) {
+    }
+
+    public PosTree(NodeSource src, TreeParams params) {
+        this.src = src;
+        this.params = params;
+    }
+
+    public TreeParams params() {
+        return params;
+    }
+
+    public NodeSource source() {
+        return src;
+    }
+
+    public Entry get(Hash root, Bytes key) {
+        if (root.isZero()) {
+            return null;
+        }
+        Node n = src.node(root);
+        while (n instanceof IndexNode in) {
+            n = src.node(in.child(in.route(key)));
+        }
+        LeafNode leaf = (LeafNode) n;
+        int i = leaf.find(key);
+        return i >= 0 ? leaf.entry(i) : null;
+    }
+
+    /** The leaf on the search path of {@code key}; null for the empty tree. */
+    public LeafNode leafFor(Hash root, Bytes key) {
+        if (root.isZero()) {
+            return null;
+        }
+        Node n = src.node(root);
+        while (n instanceof IndexNode in) {
+            n = src.node(in.child(in.route(key)));
+        }
+        return (LeafNode) n;
+    }
+
+    /** Builds the tree of {@code entries}, which must be in strictly increasing key order. */
+    public Result build(List<Entry> entries) {
+        Map<Hash, Node> created = new LinkedHashMap<>();
+        LevelBuilder b = new LevelBuilder(0, params, src);
+        for (Entry e : entries) {
+            b.addEntry(e);
+        }
+        b.finish();
+        return finishTop(b.out, 0, created);
+    }
+
+    /**
+     * Applies mutations in strictly increasing key order, copy-on-write. The result is exactly the tree that
+     * {@link #build} gives for the resulting entries.
+     */
+    public Result apply(Hash root, List<Mutation> mutations, EntryMaker maker) {
+        for (int i = 1; i < mutations.size(); i++) {
+            if (mutations.get(i - 1).key().compareTo(mutations.get(i).key()) >= 0) {
+                throw new IllegalArgumentException("mutations must be in strictly increasing key order");
+            }
+        }
+        if (root.isZero()) {
+            List<Entry> entries = new ArrayList<>();
+            for (Mutation m : mutations) {
+                Entry e = maker.make(m, null, null);
+                if (e != null) {
+                    entries.add(checkKey(e, m));
+                }
+            }
+            return build(entries);
+        }
+        Node rootNode = src.node(root);
+        List<Region> regions = new ArrayList<>();
+        for (Mutation m : mutations) {
+            Cursor c = Cursor.seekLeaf(src, rootNode, m.key());
+            LeafNode leaf = (LeafNode) c.top();
+            int i = leaf.find(m.key());
+            Entry old = i >= 0 ? leaf.entry(i) : null;
+            Entry neu = maker.make(m, old, old == null ? null : leaf.hash());
+            if (neu == old || (neu != null && neu.equals(old))) {
+                continue;
+            }
+            regions.add(new Region(c, old == null ? 0 : 1, neu == null ? List.of() : List.of(checkKey(neu, m))));
+        }
+        if (regions.isEmpty()) {
+            return new Result(root, List.of());
+        }
+        Map<Hash, Node> created = new LinkedHashMap<>();
+        int height = rootNode.level();
+        for (int level = 0; level < height; level++) {
+            List<Region> up = new ArrayList<>();
+            for (Span s : rebuildLevel(level, regions, created)) {
+                List<Object> refs = new ArrayList<>(s.nodes.size());
+                for (Node n : s.nodes) {
+                    refs.add(Ref.fresh(n));
+                }
+                up.add(new Region(s.start.parent(), s.covered, refs));
+            }
+            regions = up;
+        }
+        List<Span> top = rebuildLevel(height, regions, created);
+        if (top.size() != 1) {
+            throw new IllegalStateException("root level rebuilt as " + top.size() + " spans");
+        }
+        return finishTop(top.get(0).nodes, height, created);
+    }
+
+    private static Entry checkKey(Entry e, Mutation m) {
+        if (!e.key().equals(m.key())) {
+            throw new IllegalArgumentException("entry maker changed the key");
+        }
+        return e;
+    }
+
+    private record Region(Cursor pos, int remove, List<?> insert) {
+    }
+
+    private record Span(Cursor start, int covered, List<Node> nodes) {
+    }
+
+    /**
+     * Re-cuts the items of one level around each region. A span starts at the first item of the node holding a
+     * region and ends once a new boundary falls on an old one with no region pending, or at the level's end.
+     */
+    private List<Span> rebuildLevel(int level, List<Region> regions, Map<Hash, Node> created) {
+        List<Span> spans = new ArrayList<>();
+        int r = 0;
+        while (r < regions.size()) {
+            Cursor s = regions.get(r).pos.copy();
+            s.setTopIdx(0);
+            Cursor start = s.copy();
+            long crossings0 = s.crossings;
+            LevelBuilder b = new LevelBuilder(level, params, src);
+            boolean contiguous = false;
+            while (true) {
+                while (r < regions.size() && regions.get(r).pos.samePosition(s)) {
+                    Region g = regions.get(r++);
+                    for (Object item : g.insert) {
+                        b.add(item, false);
+                    }
+                    for (int k = 0; k < g.remove; k++) {
+                        s.normalize();
+                        if (s.atEnd) {
+                            throw new IllegalStateException("region removes past the end of level " + level);
+                        }
+                        s.next();
+                    }
+                    contiguous = false;
+                }
+                if (s.pastNode()) {
+                    s.normalize();
+                    if (s.atEnd) {
+                        b.finish();
+                        break;
+                    }
+                    if (b.atBoundary()) {
+                        break;
+                    }
+                    continue;
+                }
+                b.add(s.item(), contiguous);
+                contiguous = true;
+                s.next();
+            }
+            for (Node n : b.out) {
+                created.put(n.hash(), n);
+            }
+            spans.add(new Span(start, (int) (s.crossings - crossings0), b.out));
+        }
+        return spans;
+    }
+
+    /** Builds levels above {@code nodes} until one node remains, then drops single-child roots. */
+    private Result finishTop(List<Node> nodes, int level, Map<Hash, Node> created) {
+        for (Node n : nodes) {
+            created.put(n.hash(), n);
+        }
+        while (nodes.size() > 1) {
+            LevelBuilder b = new LevelBuilder(++level, params, src);
+            for (Node n : nodes) {
+                b.addRef(Ref.fresh(n), false);
+            }
+            b.finish();
+            nodes = b.out;
+            for (Node n : nodes) {
+                created.put(n.hash(), n);
+            }
+        }
+        if (nodes.isEmpty()) {
+            return new Result(Hash.ZERO, List.of());
+        }
+        Node root = nodes.get(0);
+        while (root instanceof IndexNode in && in.size() == 1) {
+            created.remove(in.hash());
+            Node child = created.get(in.child(0));
+            root = child != null ? child : src.node(in.child(0));
+        }
+        return new Result(root.hash(), List.copyOf(created.values()));
+    }
+
+    /**
+     * Visits entries with from &lt;= key &lt; to in key order (null bounds are open) until the visitor returns
+     * false.
+     */
+    public void scan(Hash root, Bytes from, Bytes to, Predicate<Entry> visitor) {
+        if (!root.isZero()) {
+            scan(src.node(root), from, to, visitor);
+        }
+    }
+
+    private boolean scan(Node n, Bytes from, Bytes to, Predicate<Entry> visitor) {
+        if (n instanceof LeafNode leaf) {
+            int i = 0;
+            if (from != null) {
+                int f = leaf.find(from);
+                i = f >= 0 ? f : -f - 1;
+            }
+            for (; i < leaf.size(); i++) {
+                Entry e = leaf.entry(i);
+                if (to != null && e.key().compareTo(to) >= 0) {
+                    return false;
+                }
+                if (!visitor.test(e)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        IndexNode in = (IndexNode) n;
+        for (int i = from == null ? 0 : in.route(from); i < in.size(); i++) {
+            if (to != null && i > 0 && in.separator(i).compareTo(to) >= 0) {
+                return false;
+            }
+            if (!scan(src.node(in.child(i)), from, to, visitor)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Reports every key whose entry differs between the trees {@code a} and {@code b}, in key order. Subtrees with
+     * equal hashes at the same position are skipped without being read.
+     */
+    public void diff(Hash a, Hash b, DiffVisitor visitor) {
+        new TreeDiff(src, a, b, visitor).run();
+    }
+}

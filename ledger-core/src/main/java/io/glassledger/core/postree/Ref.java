@@ -1,0 +1,35 @@
+package io.glassledger.core.postree;
+
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.hash.Hash;
+
+/** A child reference while a level is rebuilt: an old child (with its stored separator) or a new node. */
+final class Ref {
+    final Hash hash;
+    /** Separator stored before this child in its old node; EMPTY if it was first; null for a new node. */
+    final Bytes oldSep;
+    private Node node;
+
+    private Ref(Hash hash, Bytes oldSep, Node node) {
+        this.hash = hash;
+        this.oldSep = oldSep;
+        this.node = node;
+    }
+
+    static Ref old(IndexNode parent, int i) {
+        return new Ref(parent.child(i), parent.separator(i), null);
+    }
+
+    static Ref fresh(Node node) {
+        return new Ref(node.hash(), null, node);
+    }
+
+    Node node(NodeSource src) {
+        Node n = node;
+        if (n == null) {
+            n = src.node(hash);
+            node = n;
+        }
+        return n;
+    }
+}

@@ -1,0 +1,96 @@
+package io.glassledger.core.proof;
+
+import io.glassledger.core.codec.ByteReader;
+import io.glassledger.core.codec.ByteWriter;
+import io.glassledger.core.codec.MalformedException;
+import io.glassledger.core.hash.Hash;
+import io.glassledger.core.hash.Hashing;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Proves that the ledger at digest d1 (block b1) is a prefix of the ledger at d2 (block b2 &gt; b1).
+ *
+ * <p>It carries upperRoot1 = root of blocks 0..b1-1, blockHash1 = block b1 and blockHash2 = block b2, which
+ * reproduce d1 and (with the computed upperRoot2) d2; an RFC 9162 consistency proof from size b1 to size b2
+ * (absent when b1 = 0); and the inclusion path of blockHash1 at index b1 in the tree of size b2. Both paths
+ * must give the same upperRoot2.
+ */
+public record AppendOnlyProof(long b1, long b2, Hash upperRoot1, Hash blockHash1, Hash blockHash2,
+        List<Hash> consistency, List<Hash> inclusion) {
+    public static final int TYPE = 2;
+    private static final int MAX_PATH = 128;
+
+    public AppendOnlyProof {
+        Objects.requireNonNull(upperRoot1);
+        Objects.requireNonNull(blockHash1);
+        Objects.requireNonNull(blockHash2);
+        consistency = List.copyOf(consistency);
+        inclusion = List.copyOf(inclusion);
+    }
+
+    public byte[] encode() {
+        ByteWriter w = new ByteWriter(1024);
+        w.u8(TYPE).varint(b1).varint(b2).hash(upperRoot1).hash(blockHash1).hash(blockHash2);
+        w.varint(consistency.size());
+        consistency.forEach(w::hash);
+        w.varint(inclusion.size());
+        inclusion.forEach(w::hash);
+        return w.toByteArray();
+    }
+
+    public static AppendOnlyProof decode(byte[] data) {
+        ByteReader r = new ByteReader(data);
+        if (r.u8() != TYPE) {
+            throw new MalformedException("not an append-only proof");
+        }
+        long b1 = r.varint();
+        long b2 = r.varint();
+        Hash u1 = r.hash();
+        Hash h1 = r.hash();
+        Hash h2 = r.hash();
+        List<Hash> cons = readPath(r);
+        List<Hash> incl = readPath(r);
+        r.expectEnd();
+        return new AppendOnlyProof(b1, b2, u1, h1, h2, cons, incl);
+    }
+
+    private static List<Hash> readPath(ByteReader r) {
+        int n = r.varint(MAX_PATH);
+        List<Hash> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(r.hash());
+        }
+        return out;
+    }
+
+    void verify(Digest d1, Digest d2) throws VerificationException {
+        if (d1.blockNo() != b1 || d2.blockNo() != b2) {
+            throw new VerificationException("proof is for blocks " + b1 + "→" + b2 + ", digests are for "
+                    + d1.blockNo() + "→" + d2.blockNo());
+        }
+        if (b1 >= b2) {
+            throw new VerificationException("append-only proof needs b1 < b2");
+        }
+        Hash r1 = Hashing.digest(b1, upperRoot1, blockHash1);
+        if (!r1.equals(d1.root())) {
+            throw new VerificationException("proof does not match the first digest", d1.root(), r1);
+        }
+        Hash upper2 = UpperTreeMath.rootFromInclusion(b1, b2, blockHash1, inclusion);
+        if (b1 == 0) {
+            if (!consistency.isEmpty() || !upperRoot1.isZero()) {
+                throw new VerificationException("from block 0 the first upper tree is empty and needs no consistency");
+            }
+        } else {
+            Hash viaConsistency = UpperTreeMath.rootFromConsistency(b1, b2, upperRoot1, consistency);
+            if (!viaConsistency.equals(upper2)) {
+                throw new VerificationException("consistency and inclusion paths disagree", upper2, viaConsistency);
+            }
+        }
+        Hash r2 = Hashing.digest(b2, upper2, blockHash2);
+        if (!r2.equals(d2.root())) {
+            throw new VerificationException("proof does not match the second digest", d2.root(), r2);
+        }
+    }
+}

@@ -1,0 +1,365 @@
+package io.glassledger.core.proof;
+
+import io.glassledger.core.codec.ByteReader;
+import io.glassledger.core.codec.ByteWriter;
+import io.glassledger.core.codec.MalformedException;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.hash.Hash;
+import io.glassledger.core.hash.Hashing;
+import io.glassledger.core.postree.Entry;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A multi-key proof over one POS-tree: the part of the tree's routing Merkle structure that the search paths of
+ * the claimed keys visit, with everything else pruned to a hash. One key or a hundred, it is the same format; the
+ * paths share their upper parts, so the size per key falls as the batch grows.
+ *
+ * <p>Soundness rests on routing: a key goes left at an interior step iff key &lt; separator, so under a given
+ * root there is exactly one search path per key, and the leaf it ends on decides presence or absence.
+ * See docs/FORMAT.md §Lower proof for the encoding.
+ */
+public final class LowerProof {
+    /** Nodes of the partial tree. */
+    public sealed interface Part permits Pruned, Inner, Boundary, Leaf {
+    }
+
+    /** A subtree not on any search path, given by its hash. */
+    public record Pruned(Hash hash) implements Part {
+    }
+
+    /** A binary step inside a node: H(0x01 || varint(len sep) || sep || left || right). */
+    public record Inner(Bytes sep, Part left, Part right) implements Part {
+    }
+
+    /** A POS-tree node boundary: H(0x02 || u8 level || content). The level is implied by depth. */
+    public record Boundary(Part content) implements Part {
+    }
+
+    /**
+     * The entry a search path ends on. When {@code owner >= 0}, its key and value are omitted from the encoding and
+     * taken from the claim that owns it: the owner-th, in key order, of the claims whose paths reach it (others
+     * reaching it are absent keys). When {@code owner == -1} the entry is shown whole (a neighbour proving absence).
+     */
+    public record Leaf(int owner, Bytes key, Bytes value, long version, Hash prev) implements Part {
+        public boolean claimed() {
+            return owner >= 0;
+        }
+    }
+
+    static final int KIND_PRUNED = 0;
+    static final int KIND_INNER = 1;
+    static final int KIND_BOUNDARY = 2;
+    static final int KIND_LEAF = 3;
+    private static final int MAX_DEPTH = 4096;
+
+    private final int rootLevel;
+    private final Part root;
+
+    /** @param rootLevel level of the root node, or -1 for the empty tree (then root is null) */
+    public LowerProof(int rootLevel, Part root) {
+        if (rootLevel < -1 || rootLevel > 255 || (rootLevel == -1) != (root == null)) {
+            throw new IllegalArgumentException("bad root level " + rootLevel);
+        }
+        this.rootLevel = rootLevel;
+        this.root = root;
+    }
+
+    public int rootLevel() {
+        return rootLevel;
+    }
+
+    public Part root() {
+        return root;
+    }
+
+    // ---------------------------------------------------------------- encoding
+
+    public byte[] encode() {
+        ByteWriter w = new ByteWriter(512);
+        encode(w);
+        return w.toByteArray();
+    }
+
+    public void encode(ByteWriter w) {
+        w.varint(rootLevel + 1L);
+        if (root == null) {
+            return;
+        }
+        List<Part> order = new ArrayList<>();
+        preorder(root, order);
+        w.varint(order.size());
+        int bits = 0;
+        int acc = 0;
+        for (Part p : order) {
+            acc = (acc << 2) | kind(p);
+            bits += 2;
+            if (bits == 8) {
+                w.u8(acc);
+                acc = 0;
+                bits = 0;
+            }
+        }
+        if (bits > 0) {
+            w.u8(acc << (8 - bits));
+        }
+        for (Part p : order) {
+            if (p instanceof Pruned pr) {
+                w.hash(pr.hash());
+            } else if (p instanceof Inner in) {
+                w.lengthPrefixed(in.sep());
+            } else if (p instanceof Leaf l) {
+                {
+                    w.varint(l.owner() + 1L);
+                    if (!l.claimed()) {
+                        w.lengthPrefixed(l.key());
+                        if (l.value() == null) {
+                            w.varint(0);
+                        } else {
+                            w.varint(l.value().length() + 1L);
+                            w.raw(l.value().unsafeArray());
+                        }
+                    }
+                    w.varint(l.version());
+                    w.hash(l.prev());
+                }
+            }
+        }
+    }
+
+    private static int kind(Part p) {
+        if (p instanceof Pruned) {
+            return KIND_PRUNED;
+        } else if (p instanceof Inner) {
+            return KIND_INNER;
+        } else if (p instanceof Boundary) {
+            return KIND_BOUNDARY;
+        }
+        return KIND_LEAF;
+    }
+
+    private static void preorder(Part p, List<Part> out) {
+        out.add(p);
+        if (p instanceof Inner in) {
+            preorder(in.left(), out);
+            preorder(in.right(), out);
+        } else if (p instanceof Boundary b) {
+            preorder(b.content(), out);
+        }
+    }
+
+    public static LowerProof decode(byte[] data) {
+        ByteReader r = new ByteReader(data);
+        LowerProof p = decode(r);
+        r.expectEnd();
+        return p;
+    }
+
+    public static LowerProof decode(ByteReader r) {
+        int rootLevel = r.varint(256) - 1;
+        if (rootLevel < 0) {
+            return new LowerProof(-1, null);
+        }
+        int count = r.varint(Math.min(Integer.MAX_VALUE / 2, r.remaining() * 4));
+        int kindBytes = (count + 3) / 4;
+        if (kindBytes > r.remaining()) {
+            throw new MalformedException("truncated kind bitmap");
+        }
+        int[] kinds = new int[count];
+        int start = r.position();
+        for (int i = 0; i < count; i++) {
+            int b = r.array()[start + i / 4] & 0xff;
+            kinds[i] = (b >>> (6 - 2 * (i % 4))) & 3;
+        }
+        if (count % 4 != 0) {
+            int last = r.array()[start + kindBytes - 1] & 0xff;
+            if ((last & ((1 << (8 - 2 * (count % 4))) - 1)) != 0) {
+                throw new MalformedException("non-zero padding in kind bitmap");
+            }
+        }
+        r.skip(kindBytes);
+        int[] next = {0};
+        Part root = readPart(r, kinds, next, 0);
+        if (next[0] != count) {
+            throw new MalformedException("kind bitmap has " + (count - next[0]) + " unused kinds");
+        }
+        return new LowerProof(rootLevel, root);
+    }
+
+    private static Part readPart(ByteReader r, int[] kinds, int[] next, int depth) {
+        if (depth > MAX_DEPTH) {
+            throw new MalformedException("proof nested too deep");
+        }
+        if (next[0] >= kinds.length) {
+            throw new MalformedException("kind bitmap too short");
+        }
+        int k = kinds[next[0]++];
+        switch (k) {
+            case KIND_PRUNED:
+                return new Pruned(r.hash());
+            case KIND_INNER: {
+                Bytes sep = r.lengthPrefixed(Entry.MAX_KEY_BYTES);
+                if (sep.length() == 0) {
+                    throw new MalformedException("empty separator");
+                }
+                Part left = readPart(r, kinds, next, depth + 1);
+                Part right = readPart(r, kinds, next, depth + 1);
+                return new Inner(sep, left, right);
+            }
+            case KIND_BOUNDARY:
+                return new Boundary(readPart(r, kinds, next, depth + 1));
+            default: {
+                int owner = r.varint(1 << 20) - 1;
+                Bytes key = null;
+                Bytes value = null;
+                if (owner < 0) {
+                    key = r.lengthPrefixed(Entry.MAX_KEY_BYTES);
+                    if (key.length() == 0) {
+                        throw new MalformedException("empty key");
+                    }
+                    int vlen = r.varint(Entry.MAX_VALUE_BYTES + 1);
+                    value = vlen == 0 ? null : r.bytes(vlen - 1);
+                }
+                long version = r.varint();
+                return new Leaf(owner, key, value, version, r.hash());
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- verification
+
+    /**
+     * Routes each claim down the partial tree, checks the leaf it reaches, and returns the root hash the proof
+     * then implies. The caller compares that root with the one it trusts.
+     *
+     * @param claims   distinct keys, any order
+     * @param resolved if not null, receives per claim (same order) the entry found, or null when the key is missing
+     */
+    public Hash computeRoot(List<KeyClaim> claims, Entry[] resolved) throws VerificationException {
+        if (claims.isEmpty()) {
+            throw new VerificationException("no claims");
+        }
+        List<Integer> order = new ArrayList<>(claims.size());
+        for (int i = 0; i < claims.size(); i++) {
+            order.add(i);
+        }
+        order.sort((x, y) -> claims.get(x).key().compareTo(claims.get(y).key()));
+        for (int i = 1; i < order.size(); i++) {
+            if (claims.get(order.get(i - 1)).key().equals(claims.get(order.get(i)).key())) {
+                throw new VerificationException("duplicate claim for key " + claims.get(order.get(i)).key());
+            }
+        }
+        if (root == null) {
+            for (KeyClaim c : claims) {
+                if (!c.isAbsent()) {
+                    throw new VerificationException("tree is empty but a value is claimed for " + c.key());
+                }
+            }
+            return Hash.ZERO;
+        }
+        if (!(root instanceof Boundary)) {
+            throw new VerificationException("proof root is not a node");
+        }
+        return hash(root, rootLevel, true, claims, order, resolved);
+    }
+
+    /**
+     * @param level    level of the node this part belongs to (for a Boundary: its own level)
+     * @param nodeTop  true when the part is a node boundary position (an item slot of the parent)
+     */
+    private Hash hash(Part p, int level, boolean nodeTop, List<KeyClaim> claims, List<Integer> idx,
+            Entry[] resolved) throws VerificationException {
+        if (p instanceof Pruned pr) {
+            if (!idx.isEmpty()) {
+                throw new VerificationException("proof does not cover key " + claims.get(idx.get(0)).key());
+            }
+            return pr.hash();
+        }
+        if (idx.isEmpty()) {
+            throw new VerificationException("proof expands a subtree that no claimed key reaches");
+        }
+        if (nodeTop) {
+            if (!(p instanceof Boundary b)) {
+                throw new VerificationException(level == 0 && p instanceof Leaf
+                        ? "entry where a node boundary belongs" : "expected a node boundary");
+            }
+            if (level < 0) {
+                throw new VerificationException("node boundary below level 0");
+            }
+            if (b.content() instanceof Pruned) {
+                throw new VerificationException("node with pruned content");
+            }
+            return Hashing.node(level, hash(b.content(), level, false, claims, idx, resolved));
+        }
+        if (p instanceof Inner in) {
+            {
+                List<Integer> left = new ArrayList<>();
+                List<Integer> right = new ArrayList<>();
+                for (int i : idx) {
+                    (claims.get(i).key().compareTo(in.sep()) < 0 ? left : right).add(i);
+                }
+                Hash l = hash(in.left(), level, false, claims, left, resolved);
+                Hash r = hash(in.right(), level, false, claims, right, resolved);
+                return Hashing.inner(in.sep().unsafeArray(), l, r);
+            }
+        } else if (p instanceof Boundary b) {
+            {
+                // An item slot of an index node: the child node one level down.
+                if (level == 0) {
+                    throw new VerificationException("node boundary inside a leaf");
+                }
+                return hash(b, level - 1, true, claims, idx, resolved);
+            }
+        } else {
+            Leaf leaf = (Leaf) p;
+            {
+                if (level != 0) {
+                    throw new VerificationException("entry inside an index node");
+                }
+                return leafHash(leaf, claims, idx, resolved);
+            }
+        }
+    }
+
+    private static Hash leafHash(Leaf leaf, List<KeyClaim> claims, List<Integer> idx, Entry[] resolved)
+            throws VerificationException {
+        Entry e;
+        if (leaf.claimed()) {
+            if (leaf.owner() >= idx.size()) {
+                throw new VerificationException("claimed entry's owner " + leaf.owner() + " is not among the "
+                        + idx.size() + " keys that reach it");
+            }
+            for (int j = 0; j < idx.size(); j++) {
+                KeyClaim c = claims.get(idx.get(j));
+                if (j == leaf.owner()) {
+                    continue;
+                }
+                if (!c.isAbsent()) {
+                    throw new VerificationException("key " + c.key() + " is not in the tree");
+                } else if (resolved != null) {
+                    resolved[idx.get(j)] = null;
+                }
+            }
+            KeyClaim c = claims.get(idx.get(leaf.owner()));
+            e = Entry.of(c.key(), c.value(), leaf.version(), leaf.prev());
+            if (resolved != null) {
+                resolved[idx.get(leaf.owner())] = e;
+            }
+        } else {
+            e = Entry.of(leaf.key(), leaf.value(), leaf.version(), leaf.prev());
+            for (int i : idx) {
+                KeyClaim c = claims.get(i);
+                if (c.key().equals(leaf.key())) {
+                    throw new VerificationException("entry for a claimed key must be in claimed form");
+                }
+                if (!c.isAbsent()) {
+                    throw new VerificationException("key " + c.key() + " is not in the tree");
+                }
+                if (resolved != null) {
+                    resolved[i] = null;
+                }
+            }
+        }
+        return e.hash();
+    }
+}

@@ -1,0 +1,76 @@
+package io.glassledger.core.proof;
+
+import io.glassledger.core.hash.Bytes;
+import java.util.List;
+
+/**
+ * The verifier. Each method needs only the proof, the claim and a trusted digest; it returns nothing and throws
+ * {@link VerificationException} on any failure. Pure: no I/O, no state.
+ */
+public final class ProofVerifier {
+    private ProofVerifier() {
+    }
+
+    /** {@code key} has {@code value} as its latest value at {@code trusted}. */
+    public static void verifyCurrentValue(Digest trusted, Bytes key, Bytes value, KeysProof proof)
+            throws VerificationException {
+        requireHead(trusted, proof);
+        requireFound(proof.verify(trusted, List.of(KeyClaim.present(key, value))));
+    }
+
+    /** {@code key} has no value (never written, or deleted) at {@code trusted}. */
+    public static void verifyNonExistence(Digest trusted, Bytes key, KeysProof proof) throws VerificationException {
+        requireHead(trusted, proof);
+        proof.verify(trusted, List.of(KeyClaim.absent(key)));
+    }
+
+    /** {@code key} had {@code value} in the state at block {@code blockNo} of the ledger that {@code trusted} names. */
+    public static void verifyInclusion(Digest trusted, long blockNo, Bytes key, Bytes value, KeysProof proof)
+            throws VerificationException {
+        requireBlock(blockNo, proof);
+        requireFound(proof.verify(trusted, List.of(KeyClaim.present(key, value))));
+    }
+
+    /** Every claim holds in the state at block {@code blockNo}. */
+    public static void verifyBatch(Digest trusted, long blockNo, List<KeyClaim> claims, KeysProof proof)
+            throws VerificationException {
+        requireBlock(blockNo, proof);
+        proof.verify(trusted, claims);
+    }
+
+    /** The ledger at {@code older} is a prefix of the ledger at {@code newer}. Equal digests trivially pass. */
+    public static void verifyAppendOnly(Digest older, Digest newer, AppendOnlyProof proof)
+            throws VerificationException {
+        proof.verify(older, newer);
+    }
+
+    /**
+     * {@code versions} are the last versions of {@code key} at {@code trusted}, newest first: {@code limit} of them,
+     * or fewer when the key has no more.
+     */
+    public static void verifyHistory(Digest trusted, Bytes key, int limit, List<Version> versions,
+            HistoryProof proof) throws VerificationException {
+        proof.verify(trusted, key, limit, versions);
+    }
+
+    private static void requireHead(Digest trusted, KeysProof proof) throws VerificationException {
+        if (proof.blockNo() != trusted.blockNo()) {
+            throw new VerificationException("current-value proof is for block " + proof.blockNo()
+                    + ", digest is at block " + trusted.blockNo());
+        }
+    }
+
+    private static void requireBlock(long blockNo, KeysProof proof) throws VerificationException {
+        if (proof.blockNo() != blockNo) {
+            throw new VerificationException("proof is for block " + proof.blockNo() + ", claim is for " + blockNo);
+        }
+    }
+
+    private static void requireFound(io.glassledger.core.postree.Entry[] found) throws VerificationException {
+        for (io.glassledger.core.postree.Entry e : found) {
+            if (e == null) {
+                throw new VerificationException("claimed key is not in the tree");
+            }
+        }
+    }
+}
