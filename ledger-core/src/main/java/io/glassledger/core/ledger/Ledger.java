@@ -43,6 +43,7 @@ import java.util.TreeSet;
  */
 public final class Ledger {
     public static final String FORMAT = "glassledger/1";
+    public static final long DEFAULT_CACHE_BYTES = 512L << 20;
 
     private final NodeStore store;
     private final TreeParams params;
@@ -81,12 +82,17 @@ public final class Ledger {
 
     /** Opens the ledger in {@code store}, writing a genesis block with {@code params} if the store is empty. */
     public static Ledger openOrCreate(NodeStore store, TreeParams params, long genesisTimestamp) {
+        return openOrCreate(store, params, genesisTimestamp, DEFAULT_CACHE_BYTES);
+    }
+
+    /** @param cacheBytes approximate heap for decoded nodes */
+    public static Ledger openOrCreate(NodeStore store, TreeParams params, long genesisTimestamp, long cacheBytes) {
         if (store.blockCount() == 0) {
-            Ledger l = new Ledger(store, params, 256L << 20);
+            Ledger l = new Ledger(store, params, cacheBytes);
             l.writeGenesis(genesisTimestamp);
             return l;
         }
-        Ledger l = open(store);
+        Ledger l = open(store, cacheBytes);
         if (!l.params.equals(params)) {
             throw new LedgerException("ledger was created with " + l.params + ", not " + params);
         }
@@ -95,7 +101,7 @@ public final class Ledger {
 
     /** Opens an existing ledger; its parameters come from its genesis block. */
     public static Ledger open(NodeStore store) {
-        return open(store, 256L << 20);
+        return open(store, DEFAULT_CACHE_BYTES);
     }
 
     public static Ledger open(NodeStore store, long cacheBytes) {
