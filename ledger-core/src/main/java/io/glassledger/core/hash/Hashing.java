@@ -65,6 +65,21 @@ public final class Hashing {
         return finish(md);
     }
 
+    /** {@link #inner} reading left and right from {@code src} and writing the result into {@code dst}. */
+    public static void inner(byte[] sep, byte[] src, int leftOff, int rightOff, byte[] dst, int dstOff) {
+        MessageDigest md = sha();
+        md.update(TAG_INNER);
+        updateVarint(md, sep.length);
+        md.update(sep);
+        md.update(src, leftOff, Hash.LENGTH);
+        md.update(src, rightOff, Hash.LENGTH);
+        try {
+            md.digest(dst, dstOff, Hash.LENGTH);
+        } catch (java.security.DigestException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** H(0x02 || u8 level || merkle root of the node's items). */
     public static Hash node(int level, Hash itemsRoot) {
         MessageDigest md = sha();

@@ -17,7 +17,7 @@ import java.util.TreeMap;
  *
  * <p>blockHash = H(0x10 || u64 number || lowerRoot || bodyHash), bodyHash = H(0x11 || body), where body is
  * {@code u8 1 (version), u64 timestamp (ms since epoch), varint n, n × (varint len, txId), varint m,
- * m × (varint len, key UTF-8, varint len, value)} with meta keys in increasing byte order. Keeping the body behind
+ * m × (varint len, key in printable ASCII, varint len, value)} with meta keys in increasing byte order. Keeping the body behind
  * its own hash lets a current-value proof carry 32 bytes for it.
  *
  * <p>Stored record: {@code lowerRoot[32] || body}.
@@ -34,6 +34,11 @@ public record Block(long number, long timestamp, Hash lowerRoot, List<Bytes> txI
         for (Bytes id : txIds) {
             if (id.length() > MAX_TX_ID_BYTES) {
                 throw new IllegalArgumentException("transaction id longer than " + MAX_TX_ID_BYTES + " bytes");
+            }
+        }
+        for (String k : meta.keySet()) {
+            if (k.isEmpty() || !k.chars().allMatch(c -> c >= 0x21 && c < 0x7f)) {
+                throw new IllegalArgumentException("block meta keys are printable ASCII: " + k);
             }
         }
         meta = Collections.unmodifiableSortedMap(new TreeMap<>(meta));
@@ -79,8 +84,20 @@ public record Block(long number, long timestamp, Hash lowerRoot, List<Bytes> txI
         }
         int m = r.varint(1 << 16);
         TreeMap<String, Bytes> meta = new TreeMap<>();
+        String last = null;
         for (int i = 0; i < m; i++) {
-            meta.put(r.lengthPrefixed(1024).utf8String(), r.lengthPrefixed(1 << 20));
+            byte[] kb = r.lengthPrefixed(1024).unsafeArray();
+            for (byte c : kb) {
+                if (c < 0x21 || c > 0x7e) {
+                    throw new MalformedException("block meta key is not printable ASCII");
+                }
+            }
+            String k = new String(kb, java.nio.charset.StandardCharsets.US_ASCII);
+            if (last != null && last.compareTo(k) >= 0) {
+                throw new MalformedException("block meta keys not strictly increasing");
+            }
+            last = k;
+            meta.put(k, r.lengthPrefixed(1 << 20));
         }
         r.expectEnd();
         return new Block(number, ts, lower, ids, meta);

@@ -62,7 +62,7 @@ public final class Ledger {
         this.store = store;
         this.params = params;
         this.cache = Caffeine.newBuilder().maximumWeight(cacheBytes)
-                .weigher((Hash h, Node n) -> 64 + n.size() * 96).build();
+                .weigher((Hash h, Node n) -> n.weight()).build();
         this.source = h -> {
             Node n = cache.getIfPresent(h);
             if (n == null) {
@@ -258,11 +258,13 @@ public final class Ledger {
 
     /** The latest value of {@code key}. */
     public Optional<Bytes> get(Bytes key) {
-        return get(key, head.block().number());
+        Entry e = tree.get(head.block().lowerRoot(), key);
+        return e == null || e.isTombstone() ? Optional.empty() : Optional.of(e.value());
     }
 
     public Optional<Bytes> get(Bytes key, long blockNo) {
-        Entry e = blockNo == head.block().number() ? tree.get(head.block().lowerRoot(), key) : entry(key, blockNo);
+        Block headBlock = head.block();
+        Entry e = blockNo == headBlock.number() ? tree.get(headBlock.lowerRoot(), key) : entry(key, blockNo);
         return e == null || e.isTombstone() ? Optional.empty() : Optional.of(e.value());
     }
 
@@ -289,6 +291,9 @@ public final class Ledger {
     /** Live entries with from &lt;= key &lt; to (null bounds open) at {@code blockNo}, at most {@code limit}. */
     public List<Entry> scan(Bytes from, Bytes to, long blockNo, int limit) {
         List<Entry> out = new ArrayList<>();
+        if (limit <= 0) {
+            return out;
+        }
         tree.scan(block(blockNo).lowerRoot(), from, to, e -> {
             if (!e.isTombstone()) {
                 out.add(e);

@@ -45,7 +45,7 @@ final class TreeProver {
         if (hi - lo == 1) {
             return item(n, lo, keys);
         }
-        int m = Node.split(lo, hi);
+        int m = n.split(lo, hi);
         Bytes sep = n.separator(m);
         int cut = 0;
         while (cut < keys.size() && keys.get(cut).compareTo(sep) < 0) {

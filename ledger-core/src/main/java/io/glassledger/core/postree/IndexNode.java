@@ -12,14 +12,57 @@ public final class IndexNode extends Node {
     private final int level;
     private final Hash[] children;
     private final Bytes[] seps;
+    /** Bound on the entries under one node, so that split arithmetic cannot overflow. */
+    public static final long MAX_ENTRIES = 1L << 48;
+    private final long[] counts;
+    private final long[] prefix;
 
-    IndexNode(int level, Hash[] children, Bytes[] seps) {
+    IndexNode(int level, Hash[] children, Bytes[] seps, long[] counts) {
         if (level < 1 || level > 255) {
             throw new IllegalArgumentException("index level must be 1..255");
         }
         this.level = level;
         this.children = children;
         this.seps = seps;
+        this.counts = counts;
+        this.prefix = new long[counts.length + 1];
+        for (int i = 0; i < counts.length; i++) {
+            if (counts[i] <= 0 || counts[i] > MAX_ENTRIES - prefix[i]) {
+                throw new IllegalArgumentException("child entry counts must be positive and sum to at most 2^48");
+            }
+            prefix[i + 1] = prefix[i] + counts[i];
+        }
+    }
+
+    /** Entries under child i. */
+    public long childCount(int i) {
+        return counts[i];
+    }
+
+    @Override
+    public long count() {
+        return prefix[counts.length];
+    }
+
+    /**
+     * Weight-balanced: among m in [lo + q, hi - q], q = max(1, (hi - lo) / 4), the m for which the entries under
+     * [lo, m) and [m, hi) differ least (the smaller m on a tie). A random key's proof path is then close to
+     * log2(entries) steps whatever the child sizes, and the clamp bounds the depth to log_{4/3}(items) + 1.
+     */
+    @Override
+    public int split(int lo, int hi) {
+        int q = Math.max(1, (hi - lo) / 4);
+        long total = prefix[hi] - prefix[lo];
+        int best = lo + q;
+        long bestDiff = Long.MAX_VALUE;
+        for (int m = lo + q; m <= hi - q; m++) {
+            long diff = Math.abs(2 * (prefix[m] - prefix[lo]) - total);
+            if (diff < bestDiff) {
+                best = m;
+                bestDiff = diff;
+            }
+        }
+        return best;
     }
 
     @Override
@@ -64,11 +107,32 @@ public final class IndexNode extends Node {
     }
 
     @Override
+    boolean sameItem(Node b, int i) {
+        IndexNode o = (IndexNode) b;
+        return children[i].equals(o.children[i]) && counts[i] == o.counts[i];
+    }
+
+    @Override
+    boolean sameSeparator(Node b, int i) {
+        return seps[i].equals(((IndexNode) b).seps[i]);
+    }
+
+    @Override
+    int encodedSizeHint() {
+        int n = 0;
+        for (Bytes s : seps) {
+            n += s.length() + 2;
+        }
+        return n + children.length * (Hash.LENGTH + 4);
+    }
+
+    @Override
     public void writeItems(ByteWriter w) {
         for (int i = 0; i < children.length; i++) {
             if (i > 0) {
                 w.lengthPrefixed(seps[i]);
             }
+            w.varint(counts[i]);
             w.hash(children[i]);
         }
     }

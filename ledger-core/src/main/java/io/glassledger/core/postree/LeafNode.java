@@ -65,6 +65,33 @@ public final class LeafNode extends Node {
     }
 
     @Override
+    public long count() {
+        return entries.length;
+    }
+
+    @Override
+    boolean sameItem(Node b, int i) {
+        Entry x = entries[i];
+        Entry y = ((LeafNode) b).entries[i];
+        return x == y || x.equals(y);
+    }
+
+    @Override
+    boolean sameSeparator(Node b, int i) {
+        LeafNode o = (LeafNode) b;
+        return entries[i - 1].key().equals(o.entries[i - 1].key()) && entries[i].key().equals(o.entries[i].key());
+    }
+
+    @Override
+    int encodedSizeHint() {
+        int n = 0;
+        for (Entry e : entries) {
+            n += e.encodedLength();
+        }
+        return n;
+    }
+
+    @Override
     public void writeItems(ByteWriter w) {
         for (Entry e : entries) {
             e.write(w);

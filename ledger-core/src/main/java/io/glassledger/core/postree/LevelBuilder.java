@@ -25,6 +25,7 @@ final class LevelBuilder {
 
     private final List<Hash> children = new ArrayList<>();
     private final List<Bytes> seps = new ArrayList<>();
+    private long[] counts = new long[16];
     private Ref first;
     private Ref last;
 
@@ -65,6 +66,10 @@ final class LevelBuilder {
         } else {
             seps.add(Node.shortestSeparator(last.node(src).lastKey(src), r.node(src).firstKey(src)));
         }
+        if (children.size() == counts.length) {
+            counts = java.util.Arrays.copyOf(counts, counts.length * 2);
+        }
+        counts[children.size()] = r.count;
         children.add(r.hash);
         last = r;
         if ((r.hash.prefixLong() & params.indexMask()) == 0 || children.size() >= params.indexMaxFanout()) {
@@ -98,7 +103,8 @@ final class LevelBuilder {
     }
 
     private void closeIndex() {
-        IndexNode n = new IndexNode(level, children.toArray(new Hash[0]), seps.toArray(new Bytes[0]));
+        long[] cs = java.util.Arrays.copyOf(counts, children.size());
+        IndexNode n = new IndexNode(level, children.toArray(new Hash[0]), seps.toArray(new Bytes[0]), cs);
         // New children are not stored yet, so the keys must come from the refs, not from the source.
         n.knownKeys(first.node(src).firstKey(src), last.node(src).lastKey(src));
         out.add(n);

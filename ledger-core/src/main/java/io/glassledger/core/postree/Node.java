@@ -21,6 +21,9 @@ import io.glassledger.core.hash.Hashing;
  */
 public abstract sealed class Node permits LeafNode, IndexNode {
     private Hash hash;
+    private byte[] tree;
+    private int weight;
+    private Node base;
     private Bytes firstKey;
     private Bytes lastKey;
 
@@ -36,27 +39,115 @@ public abstract sealed class Node permits LeafNode, IndexNode {
 
     public abstract void writeItems(ByteWriter w);
 
-    /** Split point of the item range [lo, hi), hi - lo &gt;= 2: the left half gets the larger share. */
-    public static int split(int lo, int hi) {
+    /** Split point of the item range [lo, hi), hi - lo &gt;= 2: the left half gets the larger share of items. */
+    public static int countSplit(int lo, int hi) {
         return lo + (hi - lo + 1) / 2;
     }
+
+    /**
+     * Split point of the item range [lo, hi), hi - lo &gt;= 2, for this node's routing Merkle tree. Leaves split by
+     * item count; index nodes by the entries under each child (see {@link IndexNode#split}).
+     */
+    public int split(int lo, int hi) {
+        return countSplit(lo, hi);
+    }
+
+    /** Entries in this subtree. */
+    public abstract long count();
 
     public final Hash hash() {
         Hash h = hash;
         if (h == null) {
-            h = Hashing.node(level(), subtreeHash(0, size()));
+            h = Hashing.node(level(), Hash.of(tree(), 0));
             hash = h;
         }
         return h;
     }
 
-    /** The Merkle hash of items [lo, hi). */
-    public final Hash subtreeHash(int lo, int hi) {
+    /**
+     * An older node this one was derived from. When it has the same size, the Merkle subtrees over unchanged
+     * item ranges are copied from it instead of rehashed: an update rehashes one path per node, not the node.
+     */
+    final void deriveFrom(Node old) {
+        if (tree == null) {
+            base = old;
+        }
+    }
+
+    /** The routing Merkle tree in preorder, 32 bytes per hash: [lo,hi) at i has children at i+1 and i+2(m-lo). */
+    private byte[] tree() {
+        byte[] t = tree;
+        if (t == null) {
+            int n = size();
+            t = new byte[(2 * n - 1) * Hash.LENGTH];
+            Node b = base;
+            boolean[] dirty = null;
+            if (b != null && b.tree != null && b.size() == n && b.level() == level()) {
+                dirty = new boolean[2 * n];
+                for (int i = 0; i < n; i++) {
+                    dirty[2 * i] = !sameItem(b, i);
+                    dirty[2 * i + 1] = i > 0 && !sameSeparator(b, i);
+                }
+            }
+            fill(0, n, 0, t, dirty == null ? null : b, dirty);
+            tree = t;
+            base = null;
+        }
+        return t;
+    }
+
+    /** Item i equals item i of {@code b}. */
+    abstract boolean sameItem(Node b, int i);
+
+    /** The separator before item i equals that of {@code b}. */
+    abstract boolean sameSeparator(Node b, int i);
+
+    private void fill(int lo, int hi, int idx, byte[] t, Node b, boolean[] dirty) {
+        // b is non-null only while every split above agreed with b's, so [lo, hi) sits at idx in b's tree too.
+        if (b != null && clean(lo, hi, dirty)) {
+            System.arraycopy(b.tree, idx * Hash.LENGTH, t, idx * Hash.LENGTH, (2 * (hi - lo) - 1) * Hash.LENGTH);
+            return;
+        }
         if (hi - lo == 1) {
-            return itemHash(lo);
+            System.arraycopy(itemHash(lo).unsafeArray(), 0, t, idx * Hash.LENGTH, Hash.LENGTH);
+            return;
         }
         int m = split(lo, hi);
-        return Hashing.inner(separator(m).unsafeArray(), subtreeHash(lo, m), subtreeHash(m, hi));
+        Node below = b != null && b.split(lo, hi) == m ? b : null;
+        int l = idx + 1;
+        int r = idx + 2 * (m - lo);
+        fill(lo, m, l, t, below, dirty);
+        fill(m, hi, r, t, below, dirty);
+        Hashing.inner(separator(m).unsafeArray(), t, l * Hash.LENGTH, r * Hash.LENGTH, t, idx * Hash.LENGTH);
+    }
+
+    private static boolean clean(int lo, int hi, boolean[] dirty) {
+        for (int i = lo; i < hi; i++) {
+            if (dirty[2 * i] || (i > lo && dirty[2 * i + 1])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The Merkle hash of items [lo, hi), a range of the node's own split recursion. */
+    public final Hash subtreeHash(int lo, int hi) {
+        int idx = 0;
+        int a = 0;
+        int b = size();
+        while (a != lo || b != hi) {
+            int m = split(a, b);
+            if (hi <= m) {
+                idx += 1;
+                b = m;
+            } else if (lo >= m) {
+                idx += 2 * (m - a);
+                a = m;
+            } else {
+                throw new IllegalArgumentException("[" + lo + "," + hi + ") is not a subtree of this node");
+            }
+        }
+        return Hash.of(tree(), idx * Hash.LENGTH);
     }
 
     final void knownKeys(Bytes first, Bytes last) {
@@ -84,8 +175,20 @@ public abstract sealed class Node permits LeafNode, IndexNode {
         return k;
     }
 
+    /** Bytes of heap this node holds, roughly: for cache weighing. */
+    public final int weight() {
+        int w = weight;
+        if (w == 0) {
+            w = 64 + encodedSizeHint() + (2 * size()) * Hash.LENGTH;
+            weight = w;
+        }
+        return w;
+    }
+
+    abstract int encodedSizeHint();
+
     public final byte[] encode() {
-        ByteWriter w = new ByteWriter(256);
+        ByteWriter w = new ByteWriter(encodedSizeHint() + 8);
         w.u8(level()).varint(size());
         writeItems(w);
         return w.toByteArray();
@@ -110,6 +213,7 @@ public abstract sealed class Node permits LeafNode, IndexNode {
             n = new LeafNode(es);
         } else {
             Hash[] cs = new Hash[count];
+            long[] counts = new long[count];
             Bytes[] seps = new Bytes[count];
             seps[0] = Bytes.EMPTY;
             for (int i = 0; i < count; i++) {
@@ -119,9 +223,17 @@ public abstract sealed class Node permits LeafNode, IndexNode {
                         throw new MalformedException("index separators not strictly increasing at " + i);
                     }
                 }
+                counts[i] = r.varint();
+                if (counts[i] == 0) {
+                    throw new MalformedException("child with no entries");
+                }
                 cs[i] = r.hash();
             }
-            n = new IndexNode(level, cs, seps);
+            try {
+                n = new IndexNode(level, cs, seps, counts);
+            } catch (IllegalArgumentException e) {
+                throw new MalformedException(e.getMessage());
+            }
         }
         r.expectEnd();
         return n;

@@ -154,6 +154,8 @@ public final class PosTree {
             Cursor start = s.copy();
             long crossings0 = s.crossings;
             LevelBuilder b = new LevelBuilder(level, params, src);
+            List<Node> visited = new ArrayList<>();
+            visited.add(s.top());
             boolean contiguous = false;
             while (true) {
                 while (r < regions.size() && regions.get(r).pos.samePosition(s)) {
@@ -162,7 +164,7 @@ public final class PosTree {
                         b.add(item, false);
                     }
                     for (int k = 0; k < g.remove; k++) {
-                        s.normalize();
+                        normalize(s, visited);
                         if (s.atEnd) {
                             throw new IllegalStateException("region removes past the end of level " + level);
                         }
@@ -171,7 +173,7 @@ public final class PosTree {
                     contiguous = false;
                 }
                 if (s.pastNode()) {
-                    s.normalize();
+                    normalize(s, visited);
                     if (s.atEnd) {
                         b.finish();
                         break;
@@ -185,12 +187,26 @@ public final class PosTree {
                 contiguous = true;
                 s.next();
             }
+            int covered = (int) (s.crossings - crossings0);
+            if (b.out.size() == covered) {
+                for (int k = 0; k < covered; k++) {
+                    b.out.get(k).deriveFrom(visited.get(k));
+                }
+            }
             for (Node n : b.out) {
                 created.put(n.hash(), n);
             }
-            spans.add(new Span(start, (int) (s.crossings - crossings0), b.out));
+            spans.add(new Span(start, covered, b.out));
         }
         return spans;
+    }
+
+    private static void normalize(Cursor s, List<Node> visited) {
+        long before = s.crossings;
+        s.normalize();
+        if (s.crossings != before && !s.atEnd) {
+            visited.add(s.top());
+        }
     }
 
     /** Builds levels above {@code nodes} until one node remains, then drops single-child roots. */

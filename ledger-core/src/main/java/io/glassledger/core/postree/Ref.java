@@ -8,20 +8,23 @@ final class Ref {
     final Hash hash;
     /** Separator stored before this child in its old node; EMPTY if it was first; null for a new node. */
     final Bytes oldSep;
+    /** Entries under this child. */
+    final long count;
     private Node node;
 
-    private Ref(Hash hash, Bytes oldSep, Node node) {
+    private Ref(Hash hash, Bytes oldSep, long count, Node node) {
         this.hash = hash;
         this.oldSep = oldSep;
+        this.count = count;
         this.node = node;
     }
 
     static Ref old(IndexNode parent, int i) {
-        return new Ref(parent.child(i), parent.separator(i), null);
+        return new Ref(parent.child(i), parent.separator(i), parent.childCount(i), null);
     }
 
     static Ref fresh(Node node) {
-        return new Ref(node.hash(), null, node);
+        return new Ref(node.hash(), null, node.count(), node);
     }
 
     Node node(NodeSource src) {

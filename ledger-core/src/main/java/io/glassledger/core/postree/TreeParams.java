@@ -16,6 +16,8 @@ import io.glassledger.core.codec.MalformedException;
 public record TreeParams(int leafTargetBytes, int leafMaxBytes, int indexTargetFanout, int indexMaxFanout) {
     /** Rolling-hash window, in bytes. Fixed by the format. */
     public static final int WINDOW = 48;
+    public static final int MAX_FANOUT = 1024;
+    public static final int MAX_LEAF_BYTES = 1 << 20;
 
     public static final TreeParams DEFAULT = new TreeParams(512, 4096, 8, 64);
 
@@ -29,8 +31,11 @@ public record TreeParams(int leafTargetBytes, int leafMaxBytes, int indexTargetF
         if (leafMaxBytes < leafTargetBytes) {
             throw new IllegalArgumentException("leafMaxBytes < leafTargetBytes");
         }
-        if (indexMaxFanout < 2 || indexMaxFanout < indexTargetFanout) {
-            throw new IllegalArgumentException("indexMaxFanout must be >= max(2, indexTargetFanout)");
+        if (indexMaxFanout < 2 || indexMaxFanout < indexTargetFanout || indexMaxFanout > MAX_FANOUT) {
+            throw new IllegalArgumentException("indexMaxFanout must be in max(2, indexTargetFanout).." + MAX_FANOUT);
+        }
+        if (leafMaxBytes > MAX_LEAF_BYTES) {
+            throw new IllegalArgumentException("leafMaxBytes must be at most " + MAX_LEAF_BYTES);
         }
     }
 

@@ -51,7 +51,8 @@ public final class LowerProof {
     static final int KIND_INNER = 1;
     static final int KIND_BOUNDARY = 2;
     static final int KIND_LEAF = 3;
-    private static final int MAX_DEPTH = 4096;
+    /** Deeper than any tree the format allows (levels x in-node depth), and shallow enough for any thread stack. */
+    public static final int MAX_DEPTH = 512;
 
     private final int rootLevel;
     private final Part root;
@@ -103,11 +104,26 @@ public final class LowerProof {
         if (bits > 0) {
             w.u8(acc << (8 - bits));
         }
-        for (Part p : order) {
+        writePayloads(root, null, null, w);
+    }
+
+    /** Payloads in preorder; a separator is written as its suffix after the common prefix of its range bounds. */
+    private static void writePayloads(Part p, Bytes lo, Bytes hi, ByteWriter w) {
+        {
             if (p instanceof Pruned pr) {
                 w.hash(pr.hash());
+            } else if (p instanceof Boundary b) {
+                writePayloads(b.content(), lo, hi, w);
             } else if (p instanceof Inner in) {
-                w.lengthPrefixed(in.sep());
+                int cp = commonPrefix(lo, hi);
+                Bytes sep = in.sep();
+                if (sep.length() <= cp || (cp > 0 && !sep.prefix(cp).equals(lo.prefix(cp)))) {
+                    throw new IllegalArgumentException("separator " + sep + " lies outside its range");
+                }
+                w.varint(sep.length() - cp);
+                w.raw(sep.unsafeArray(), cp, sep.length() - cp);
+                writePayloads(in.left(), lo, sep, w);
+                writePayloads(in.right(), sep, hi, w);
             } else if (p instanceof Leaf l) {
                 {
                     w.varint(l.owner() + 1L);
@@ -125,6 +141,15 @@ public final class LowerProof {
                 }
             }
         }
+    }
+
+    /** Length of the common prefix of the bounds of a range; 0 when either side is open. */
+    static int commonPrefix(Bytes lo, Bytes hi) {
+        if (lo == null || hi == null) {
+            return 0;
+        }
+        int m = java.util.Arrays.mismatch(lo.unsafeArray(), hi.unsafeArray());
+        return m < 0 ? lo.length() : m;
     }
 
     private static int kind(Part p) {
@@ -179,14 +204,14 @@ public final class LowerProof {
         }
         r.skip(kindBytes);
         int[] next = {0};
-        Part root = readPart(r, kinds, next, 0);
+        Part root = readPart(r, kinds, next, 0, null, null);
         if (next[0] != count) {
             throw new MalformedException("kind bitmap has " + (count - next[0]) + " unused kinds");
         }
         return new LowerProof(rootLevel, root);
     }
 
-    private static Part readPart(ByteReader r, int[] kinds, int[] next, int depth) {
+    private static Part readPart(ByteReader r, int[] kinds, int[] next, int depth, Bytes lo, Bytes hi) {
         if (depth > MAX_DEPTH) {
             throw new MalformedException("proof nested too deep");
         }
@@ -198,16 +223,23 @@ public final class LowerProof {
             case KIND_PRUNED:
                 return new Pruned(r.hash());
             case KIND_INNER: {
-                Bytes sep = r.lengthPrefixed(Entry.MAX_KEY_BYTES);
-                if (sep.length() == 0) {
-                    throw new MalformedException("empty separator");
+                int cp = commonPrefix(lo, hi);
+                int n = r.varint(Entry.MAX_KEY_BYTES - cp);
+                if (n == 0) {
+                    throw new MalformedException("empty separator suffix");
                 }
-                Part left = readPart(r, kinds, next, depth + 1);
-                Part right = readPart(r, kinds, next, depth + 1);
-                return new Inner(sep, left, right);
+                byte[] sep = new byte[cp + n];
+                if (cp > 0) {
+                    System.arraycopy(lo.unsafeArray(), 0, sep, 0, cp);
+                }
+                System.arraycopy(r.bytes(n).unsafeArray(), 0, sep, cp, n);
+                Bytes s = Bytes.wrap(sep);
+                Part left = readPart(r, kinds, next, depth + 1, lo, s);
+                Part right = readPart(r, kinds, next, depth + 1, s, hi);
+                return new Inner(s, left, right);
             }
             case KIND_BOUNDARY:
-                return new Boundary(readPart(r, kinds, next, depth + 1));
+                return new Boundary(readPart(r, kinds, next, depth + 1, lo, hi));
             default: {
                 int owner = r.varint(1 << 20) - 1;
                 Bytes key = null;
@@ -321,6 +353,14 @@ public final class LowerProof {
         }
     }
 
+    private static Entry entry(Bytes key, Bytes value, long version, Hash prev) throws VerificationException {
+        try {
+            return Entry.of(key, value, version, prev);
+        } catch (IllegalArgumentException e) {
+            throw new VerificationException("claim cannot be an entry: " + e.getMessage());
+        }
+    }
+
     private static Hash leafHash(Leaf leaf, List<KeyClaim> claims, List<Integer> idx, Entry[] resolved)
             throws VerificationException {
         Entry e;
@@ -341,12 +381,12 @@ public final class LowerProof {
                 }
             }
             KeyClaim c = claims.get(idx.get(leaf.owner()));
-            e = Entry.of(c.key(), c.value(), leaf.version(), leaf.prev());
+            e = entry(c.key(), c.value(), leaf.version(), leaf.prev());
             if (resolved != null) {
                 resolved[idx.get(leaf.owner())] = e;
             }
         } else {
-            e = Entry.of(leaf.key(), leaf.value(), leaf.version(), leaf.prev());
+            e = entry(leaf.key(), leaf.value(), leaf.version(), leaf.prev());
             for (int i : idx) {
                 KeyClaim c = claims.get(i);
                 if (c.key().equals(leaf.key())) {

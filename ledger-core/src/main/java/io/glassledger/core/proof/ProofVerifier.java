@@ -5,7 +5,9 @@ import java.util.List;
 
 /**
  * The verifier. Each method needs only the proof, the claim and a trusted digest; it returns nothing and throws
- * {@link VerificationException} on any failure. Pure: no I/O, no state.
+ * {@link VerificationException} on any failure, including a claim that no entry could hold (an oversized key or
+ * value). The {@code byte[]} overloads also turn malformed proof bytes into a {@link VerificationException}.
+ * Pure: no I/O, no state.
  */
 public final class ProofVerifier {
     private ProofVerifier() {
@@ -38,7 +40,7 @@ public final class ProofVerifier {
         proof.verify(trusted, claims);
     }
 
-    /** The ledger at {@code older} is a prefix of the ledger at {@code newer}. Equal digests trivially pass. */
+    /** The ledger at {@code older} is a prefix of the ledger at {@code newer}, a later block. */
     public static void verifyAppendOnly(Digest older, Digest newer, AppendOnlyProof proof)
             throws VerificationException {
         proof.verify(older, newer);
@@ -51,6 +53,43 @@ public final class ProofVerifier {
     public static void verifyHistory(Digest trusted, Bytes key, int limit, List<Version> versions,
             HistoryProof proof) throws VerificationException {
         proof.verify(trusted, key, limit, versions);
+    }
+
+    public static void verifyCurrentValue(Digest trusted, Bytes key, Bytes value, byte[] proof)
+            throws VerificationException {
+        verifyCurrentValue(trusted, key, value, ProofVerifier.<KeysProof>decode(proof, b -> KeysProof.decode(b)));
+    }
+
+    public static void verifyNonExistence(Digest trusted, Bytes key, byte[] proof) throws VerificationException {
+        verifyNonExistence(trusted, key, ProofVerifier.<KeysProof>decode(proof, b -> KeysProof.decode(b)));
+    }
+
+    public static void verifyInclusion(Digest trusted, long blockNo, Bytes key, Bytes value, byte[] proof)
+            throws VerificationException {
+        verifyInclusion(trusted, blockNo, key, value, ProofVerifier.<KeysProof>decode(proof, b -> KeysProof.decode(b)));
+    }
+
+    public static void verifyBatch(Digest trusted, long blockNo, List<KeyClaim> claims, byte[] proof)
+            throws VerificationException {
+        verifyBatch(trusted, blockNo, claims, ProofVerifier.<KeysProof>decode(proof, b -> KeysProof.decode(b)));
+    }
+
+    public static void verifyAppendOnly(Digest older, Digest newer, byte[] proof) throws VerificationException {
+        verifyAppendOnly(older, newer, ProofVerifier.<AppendOnlyProof>decode(proof, b -> AppendOnlyProof.decode(b)));
+    }
+
+    public static void verifyHistory(Digest trusted, Bytes key, int limit, List<Version> versions, byte[] proof)
+            throws VerificationException {
+        verifyHistory(trusted, key, limit, versions, ProofVerifier.<HistoryProof>decode(proof, b -> HistoryProof.decode(b)));
+    }
+
+    private static <T> T decode(byte[] proof, java.util.function.Function<byte[], T> decoder)
+            throws VerificationException {
+        try {
+            return decoder.apply(proof);
+        } catch (io.glassledger.core.codec.MalformedException e) {
+            throw new VerificationException("malformed proof: " + e.getMessage());
+        }
     }
 
     private static void requireHead(Digest trusted, KeysProof proof) throws VerificationException {

@@ -1,0 +1,320 @@
+package io.glassledger.core.vectors;
+
+import static io.glassledger.core.vectors.KeysVectors.longOverride;
+import static io.glassledger.core.vectors.KeysVectors.override;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.glassledger.core.codec.ByteWriter;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.hash.Hash;
+import io.glassledger.core.hash.Hashing;
+import io.glassledger.core.ledger.Block;
+import io.glassledger.core.ledger.Ledger;
+import io.glassledger.core.postree.Entry;
+import io.glassledger.core.postree.LeafNode;
+import io.glassledger.core.proof.Digest;
+import io.glassledger.core.proof.AppendOnlyProof;
+import io.glassledger.core.proof.HistoryProof;
+import io.glassledger.core.proof.KeysProof;
+import io.glassledger.core.proof.LowerProof;
+import io.glassledger.core.proof.Version;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+/** history.json and append-only.json. */
+final class HistoryAppendVectors {
+    private final Fixtures f;
+
+    HistoryAppendVectors(Fixtures f) {
+        this.f = f;
+    }
+
+    // ---------------------------------------------------------------- history
+
+    VectorFile history() {
+        VectorFile file = new VectorFile("history", "verifyHistory",
+                "versions are the newest versions of key at the digest, newest first: limit of them, or all if fewer");
+        Ledger a = f.a;
+        history(file, "full-history", Fixtures.HISTORY_KEY, 10, 12,
+                "all five versions of acct/007 (blocks 11, 8, 5 (a deletion), 3, 1)");
+        history(file, "limited", Fixtures.HISTORY_KEY, 3, 12, "the newest 3 of 5 versions; older ones exist");
+        history(file, "limit-one", Fixtures.HISTORY_KEY, 1, 12, "only the current version");
+        history(file, "exact-limit", Fixtures.HISTORY_KEY, 5, 12, "limit equal to the number of versions");
+        history(file, "single-version", Fixtures.SINGLE_KEY, 5, 12, "a key written once");
+        history(file, "never-written", Fixtures.NEVER_KEY, 5, 12, "no versions: proven absent at the head");
+        history(file, "deleted-latest", Fixtures.DELETED_KEY, 5, 12, "the newest version is a deletion");
+        history(file, "at-older-digest", Fixtures.HISTORY_KEY, 10, 9, "the history as of the digest of block 9");
+        craftedForwardPrev(file);
+        return file;
+    }
+
+    private void history(VectorFile file, String name, Bytes key, int limit, long d, String description) {
+        Ledger l = f.a;
+        Ledger.History h = l.proveHistory(key, limit, d);
+        ObjectNode in = Json.object();
+        in.set("digest", Json.digest(l.digest(d)));
+        Json.putBytes(in, "key", key);
+        in.put("limit", limit);
+        ArrayNode versions = versions(h.versions());
+        in.set("versions", versions);
+        byte[] enc = h.proof().encode();
+        in.put("proof", Json.hex(enc));
+        VectorFile.Case c = file.add(name, "A", description, in);
+        int n = versions.size();
+        if (n > 0) {
+            ArrayNode v = versions.deepCopy();
+            changeValue((ObjectNode) v.get(0));
+            c.invalid("wrong-value", "the newest version's value changed", versionsOverride(v));
+            if (n > 1) {
+                v = versions.deepCopy();
+                changeValue((ObjectNode) v.get(n - 1));
+                c.invalid("wrong-older-value", "the oldest claimed version's value changed", versionsOverride(v));
+                v = versions.deepCopy();
+                JsonNode first = v.get(0);
+                v.set(0, v.get(1));
+                v.set(1, first);
+                c.invalid("versions-reordered", "the two newest versions swapped", versionsOverride(v));
+                v = versions.deepCopy();
+                v.remove(n - 1);
+                c.invalid("version-dropped", "the oldest version left out of the claim", versionsOverride(v));
+                c.invalid("limit-exceeded", "more versions than the limit", longOverride("limit", n - 1));
+            }
+            v = versions.deepCopy();
+            ((ObjectNode) v.get(0)).put("blockNo", v.get(0).get("blockNo").asLong() + 1);
+            c.invalid("wrong-version-number", "the newest version's block number changed", versionsOverride(v));
+            for (int i = 0; i < n; i++) {
+                if (versions.get(i).get("value").isNull()) {
+                    v = versions.deepCopy();
+                    ((ObjectNode) v.get(i)).put("value", "");
+                    c.invalid("deletion-as-empty-value", "a deletion claimed as the empty value", versionsOverride(v));
+                    break;
+                }
+            }
+            c.invalid("no-versions", "an existing key claimed to have no history", versionsOverride(Json.array()));
+            c.invalidBecause("key-over-limit", "the key padded with 00 bytes to 1025 bytes: it routes like the key, "
+                    + "but no entry can hold it", override("key", Bytes.wrap(java.util.Arrays.copyOf(key.unsafeArray(),
+                            Entry.MAX_KEY_BYTES + 1))), "cannot be an entry");
+            c.invalid("wrong-key", "another key with this proof",
+                    override("key", KeysVectors.otherPresentKey(l, key, d)));
+        } else {
+            ArrayNode v = Json.array();
+            ObjectNode one = v.addObject();
+            one.put("value", "00");
+            one.put("blockNo", 1);
+            c.invalid("invented-version", "a version claimed for a key that was never written", versionsOverride(v));
+            c.invalid("wrong-key", "a key that has history, with this proof",
+                    override("key", Fixtures.HISTORY_KEY));
+        }
+        if (n == limit && l.history(key, n + 1, d).size() > n) {
+            c.invalid("limit-raised", "a larger limit while older versions exist", longOverride("limit", limit + 5));
+        }
+        c.invalid("limit-zero", null, longOverride("limit", 0));
+        c.invalid("stale-digest", "the digest of the block before", override("digest", l.digest(d - 1)));
+        c.invalid("other-ledger-digest", "the same block number in an unrelated ledger",
+                override("digest", f.other.digest(d)));
+        historyProofMutations(c, h.proof(), n, limit);
+    }
+
+    /**
+     * A one-block ledger built by hand, as a dishonest writer could: the key's entry (version 3) has a prev pointer
+     * to a leaf holding a newer version (5). Only the rule that versions go strictly back in time rejects it.
+     */
+    private static void craftedForwardPrev(VectorFile file) {
+        Bytes k = Bytes.utf8("k");
+        LeafNode newer = LeafNode.of(List.of(Entry.of(k, Bytes.utf8("v5"), 5, Hash.ZERO)));
+        LeafNode head = LeafNode.of(List.of(Entry.of(k, Bytes.utf8("v3"), 3, newer.hash())));
+        Block block = new Block(0, Fixtures.GENESIS_TS, head.hash(), List.of(), new TreeMap<>());
+        Digest digest = new Digest(0, Hashing.digest(0, Hash.ZERO, block.hash()));
+        KeysProof headProof = new KeysProof(0, block.bodyHash(), List.of(), Hash.ZERO,
+                new LowerProof(0, new LowerProof.Boundary(new LowerProof.Leaf(0, null, null, 3, newer.hash()))));
+        LowerProof olderProof = new LowerProof(0,
+                new LowerProof.Boundary(new LowerProof.Leaf(0, null, null, 5, Hash.ZERO)));
+        ObjectNode in = Json.object();
+        in.set("digest", Json.digest(digest));
+        Json.putBytes(in, "key", k);
+        in.put("limit", 1);
+        in.set("versions", versions(List.of(new Version(Bytes.utf8("v3"), 3))));
+        in.put("proof", Json.hex(new HistoryProof(headProof, List.of()).encode()));
+        VectorFile.Case c = file.add("crafted-forward-prev", "crafted", "a hand-built block 0 whose entry (version 3) "
+                + "points back to a leaf holding version 5, as a dishonest writer could build", in);
+        c.invalid("limit-raised", "a larger limit while an older entry is linked", longOverride("limit", 2));
+        ObjectNode o = Json.object();
+        o.put("limit", 2);
+        o.set("versions", versions(List.of(new Version(Bytes.utf8("v3"), 3), new Version(Bytes.utf8("v5"), 5))));
+        o.put("proof", Json.hex(new HistoryProof(headProof, List.of(olderProof)).encode()));
+        c.invalid("version-goes-forward", "the linked entry's version (5) is not older than its successor's (3)", o);
+    }
+
+    private void historyProofMutations(VectorFile.Case c, HistoryProof p, int n, int limit) {
+        byte[] enc = p.encode();
+        c.invalidProof("truncated", "the last byte removed", Tamper.truncated(enc));
+        c.invalidProof("trailing-garbage", "one byte 00 appended", Tamper.trailingGarbage(enc));
+        KeysProof head = p.head();
+        int headLen = head.encode().length;
+        int lo = 1 + Tamper.lowerOffset(head);
+        int olderCountAt = 1 + headLen;
+        for (int at : Tamper.flipPositions(enc.length, 8, 0, 1, 2, lo, lo + Tamper.layout(head.lower()).bitmapAt(),
+                olderCountAt, olderCountAt + 1)) {
+            c.invalidProof("modified-proof[" + at + "]-bit-@" + (at % 8), null, Tamper.flip(enc, at, at % 8));
+        }
+        c.invalidProof("wrong-proof-type", "type byte 01 (a keys proof) instead of 03", Tamper.splice(enc, 0, 1,
+                new byte[] {1}));
+        LowerProof owner = head.lower().root() == null ? null : Tamper.ownerPlusOne(head.lower());
+        if (owner != null) {
+            c.invalidProof("head-owner-out-of-range", "the head entry's owner index raised by one",
+                    new HistoryProof(Tamper.withLower(head, owner), p.older()).encode());
+        }
+        if (!p.older().isEmpty()) {
+            List<LowerProof> older = new ArrayList<>(p.older());
+            LowerProof o0 = older.get(0);
+            older.set(0, new LowerProof(1, o0.root()));
+            c.invalidProof("older-root-level-1", "an older version's proof with root level 1 (must be one leaf)",
+                    new HistoryProof(head, older).encode());
+            older = new ArrayList<>(p.older());
+            older.remove(older.size() - 1);
+            c.invalidProof("older-proof-dropped", "the last older-version proof removed",
+                    new HistoryProof(head, older).encode());
+            older = new ArrayList<>(p.older());
+            older.add(older.get(older.size() - 1));
+            c.invalidProof("older-proof-repeated", "the last older-version proof given twice",
+                    new HistoryProof(head, older).encode());
+            if (p.older().size() >= 2) {
+                older = new ArrayList<>(p.older());
+                older.set(0, p.older().get(1));
+                older.set(1, p.older().get(0));
+                c.invalidProof("older-proofs-swapped", null, new HistoryProof(head, older).encode());
+            }
+            byte[] nm = Tamper.nonMinimalVarint(enc, olderCountAt);
+            c.invalidProof("non-minimal-varint", "the older-proof count with a redundant 0x80 0x00 ending", nm);
+        }
+    }
+
+    private static ArrayNode versions(List<Version> vs) {
+        ArrayNode a = Json.array();
+        for (Version v : vs) {
+            ObjectNode o = a.addObject();
+            Json.putBytes(o, "value", v.value());
+            o.put("blockNo", v.blockNo());
+        }
+        return a;
+    }
+
+    private static void changeValue(ObjectNode v) {
+        Bytes old = Json.bytes(v.get("value"));
+        v.put("value", old == null ? "00" : KeysVectors.appendByte(old).hex());
+    }
+
+    private static ObjectNode versionsOverride(ArrayNode v) {
+        ObjectNode o = Json.object();
+        o.set("versions", v);
+        return o;
+    }
+
+    // ---------------------------------------------------------------- append-only
+
+    VectorFile appendOnly() {
+        VectorFile file = new VectorFile("append-only", "verifyAppendOnly",
+                "the ledger at digest older (block b1) is a prefix of the ledger at digest newer (block b2 > b1)");
+        long[][] pairs = {{0, 1}, {0, 12}, {1, 2}, {1, 12}, {3, 7}, {4, 8}, {5, 12}, {6, 11}, {7, 8}, {8, 12}, {11, 12}};
+        for (long[] p : pairs) {
+            appendOnly(file, "A-" + p[0] + "-" + p[1], "A", f.a, f.a, p[0], p[1],
+                    "ledger A from block " + p[0] + " to block " + p[1]);
+        }
+        VectorFile.Case fork = appendOnly(file, "fork-shared-prefix", "A-fork", f.a, f.fork, 3, 9,
+                "A-fork shares genesis and blocks 1..4 with A: A's digest at 3 is a prefix of A-fork's at 9");
+        fork.invalid("fork-after-divergence", "A's digest at block 6 and A-fork's at 9, with A-fork's 6->9 proof",
+                override("older", f.a.digest(6), "proof", Json.hex(f.fork.proveAppendOnly(6, 9).encode())));
+        fork.invalid("fork-proof-from-a", "A's 3->9 proof against A-fork's digest at 9",
+                override("proof", Json.hex(f.a.proveAppendOnly(3, 9).encode())));
+        return file;
+    }
+
+    private VectorFile.Case appendOnly(VectorFile file, String name, String ledgerName, Ledger l1, Ledger l2,
+            long b1, long b2, String description) {
+        AppendOnlyProof p = l2.proveAppendOnly(b1, b2);
+        ObjectNode in = Json.object();
+        in.set("older", Json.digest(l1.digest(b1)));
+        in.set("newer", Json.digest(l2.digest(b2)));
+        byte[] enc = p.encode();
+        in.put("proof", Json.hex(enc));
+        VectorFile.Case c = file.add(name, ledgerName, description, in);
+        c.expect("upperRoot1", upperRoot(l1, b1).hex());
+        c.expect("upperRoot2", upperRoot(l2, b2).hex());
+        c.invalid("swapped-digests", "older and newer exchanged",
+                override("older", l2.digest(b2), "newer", l1.digest(b1)));
+        c.invalid("equal-digests", "newer equal to older", override("newer", l1.digest(b1)));
+        if (b1 > 0) {
+            c.invalid("stale-digest", "older is the digest of the block before b1",
+                    override("older", l1.digest(b1 - 1)));
+        }
+        if (b2 - 1 > b1) {
+            c.invalid("stale-newer-digest", "newer is the digest of the block before b2",
+                    override("newer", l2.digest(b2 - 1)));
+        }
+        c.invalid("other-ledger-digest", "newer is the same block number of an unrelated ledger",
+                override("newer", f.other.digest(b2)));
+        c.invalid("other-ledger-older-digest", "older is the same block number of an unrelated ledger",
+                override("older", f.other.digest(b1)));
+        c.invalidProof("truncated", "the last byte removed", Tamper.truncated(enc));
+        c.invalidProof("trailing-garbage", "one byte 00 appended", Tamper.trailingGarbage(enc));
+        int b2At = 1 + ByteWriter.varintSize(b1);
+        int u1At = b2At + ByteWriter.varintSize(b2);
+        int consAt = u1At + 96;
+        int inclAt = consAt + ByteWriter.varintSize(p.consistency().size()) + 32 * p.consistency().size();
+        for (int at : Tamper.flipPositions(enc.length, 6, 0, 1, b2At, u1At, u1At + 32, u1At + 64, consAt, inclAt,
+                inclAt + 1)) {
+            c.invalidProof("modified-proof[" + at + "]-bit-@" + (at % 8), null, Tamper.flip(enc, at, at % 8));
+        }
+        c.invalidProof("non-minimal-varint", "b2 with a redundant 0x80 0x00 ending", Tamper.nonMinimalVarint(enc, b2At));
+        List<Hash> cons = p.consistency();
+        List<Hash> incl = p.inclusion();
+        List<Hash> more = new ArrayList<>(cons);
+        more.add(Hash.ZERO);
+        c.invalidProof(b1 == 0 ? "consistency-from-genesis" : "consistency-extra-hash",
+                b1 == 0 ? "a consistency hash where the first upper tree is empty" : "a zero hash appended",
+                with(p, more, incl));
+        if (!cons.isEmpty()) {
+            c.invalidProof("consistency-dropped-hash", "the last consistency hash removed",
+                    with(p, cons.subList(0, cons.size() - 1), incl));
+        }
+        more = new ArrayList<>(incl);
+        more.add(Hash.ZERO);
+        c.invalidProof("inclusion-extra-hash", "a zero hash appended to the inclusion path", with(p, cons, more));
+        if (!incl.isEmpty()) {
+            c.invalidProof("inclusion-dropped-hash", "the last inclusion hash removed",
+                    with(p, cons, incl.subList(0, incl.size() - 1)));
+        }
+        if (b1 > 0) {
+            c.invalidProof("consistency-and-inclusion-swapped", null, with(p, incl, cons));
+        }
+        return c;
+    }
+
+    private static byte[] with(AppendOnlyProof p, List<Hash> cons, List<Hash> incl) {
+        return new AppendOnlyProof(p.b1(), p.b2(), p.upperRoot1(), p.blockHash1(), p.blockHash2(), cons, incl).encode();
+    }
+
+    /** Root of the upper tree over blocks 0..b-1 of l. */
+    static Hash upperRoot(Ledger l, long b) {
+        if (b == 0) {
+            return Hash.ZERO;
+        }
+        List<Hash> leaves = new ArrayList<>();
+        for (long i = 0; i < b; i++) {
+            leaves.add(l.block(i).hash());
+        }
+        return mth(leaves);
+    }
+
+    /** RFC 9162 MTH with this format's node hash; the naive reference the vectors are checked against. */
+    static Hash mth(List<Hash> d) {
+        if (d.size() == 1) {
+            return d.get(0);
+        }
+        int k = Integer.highestOneBit(d.size() - 1);
+        return io.glassledger.core.hash.Hashing.upperInner(mth(d.subList(0, k)), mth(d.subList(k, d.size())));
+    }
+}

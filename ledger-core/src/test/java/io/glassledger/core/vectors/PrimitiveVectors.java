@@ -1,0 +1,775 @@
+package io.glassledger.core.vectors;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.glassledger.core.codec.ByteWriter;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.hash.Hash;
+import io.glassledger.core.hash.Hashing;
+import io.glassledger.core.ledger.Block;
+import io.glassledger.core.ledger.Ledger;
+import io.glassledger.core.postree.Entry;
+import io.glassledger.core.postree.IndexNode;
+import io.glassledger.core.postree.LeafNode;
+import io.glassledger.core.postree.Node;
+import io.glassledger.core.postree.NodeSource;
+import io.glassledger.core.postree.PosTree;
+import io.glassledger.core.postree.TreeParams;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeSet;
+
+/** entry-hash.json, primitives.json, tree-build.json and ledger.json: everything below the proofs. */
+final class PrimitiveVectors {
+    private final Fixtures f;
+
+    PrimitiveVectors(Fixtures f) {
+        this.f = f;
+    }
+
+    // ---------------------------------------------------------------- entries
+
+    String entryHash() {
+        ObjectNode root = header("entry-hash", "canonical entry encoding and entry hash H(00 || encoding)");
+        ArrayNode v = root.putArray("vectors");
+        Random rnd = new Random(0xE7);
+        entry(v, "simple", Entry.of(Bytes.utf8("a"), Bytes.utf8("b"), 0, Hash.ZERO));
+        entry(v, "tombstone", Entry.tombstone(Bytes.utf8("acct/007"), 5, randomHash(rnd)));
+        entry(v, "empty-value", Entry.of(Bytes.utf8("p"), Bytes.EMPTY, 1, Hash.ZERO));
+        entry(v, "two-byte-varints", Entry.of(Fixtures.LONG_KEY, Bytes.utf8("L".repeat(200)), 300, randomHash(rnd)));
+        entry(v, "max-version", Entry.of(Bytes.utf8("v"), Bytes.utf8("max"), Long.MAX_VALUE, randomHash(rnd)));
+        entry(v, "binary", Entry.of(Bytes.wrap(new byte[] {(byte) 0xff, 0x00}), randomBytes(rnd, 1000), 127,
+                Hash.ZERO));
+        entry(v, "max-key", Entry.of(randomBytes(rnd, Entry.MAX_KEY_BYTES), Bytes.utf8("k"), 128, Hash.ZERO));
+        return Json.write(root);
+    }
+
+    private static void entry(ArrayNode a, String name, Entry e) {
+        ObjectNode o = a.addObject();
+        o.put("name", name);
+        putEntry(o, e);
+        o.put("encoding", Json.hex(e.encoded()));
+        o.put("hash", e.hash().hex());
+    }
+
+    static void putEntry(ObjectNode o, Entry e) {
+        o.put("key", e.key().hex());
+        Json.putBytes(o, "value", e.value());
+        o.put("version", e.version());
+        o.put("prev", e.prev().hex());
+    }
+
+    // ---------------------------------------------------------------- primitives
+
+    String primitives() {
+        ObjectNode root = header("primitives", "domain tags, integer encodings, byte order, separators, the rolling-hash"
+                + " table, tree parameters and one example of every hash");
+        ObjectNode tags = root.putObject("tags");
+        tags.put("entry", "00");
+        tags.put("inner", "01");
+        tags.put("node", "02");
+        tags.put("block", "10");
+        tags.put("body", "11");
+        tags.put("digest", "20");
+        tags.put("upperInner", "31");
+        ArrayNode varints = root.putArray("varint");
+        for (long x : new long[] {0, 1, 127, 128, 255, 300, 16383, 16384, 1L << 32, Long.MAX_VALUE}) {
+            ObjectNode o = varints.addObject();
+            o.put("value", x);
+            o.put("encoding", Json.hex(new ByteWriter().varint(x).toByteArray()));
+        }
+        ArrayNode bad = root.putArray("varintInvalid");
+        badVarint(bad, "80", "truncated: continuation bit on the last byte");
+        badVarint(bad, "8000", "non-minimal: a final 00 group after a continuation");
+        badVarint(bad, "ff00", "non-minimal");
+        badVarint(bad, "808080808080808000", "non-minimal, 9 bytes");
+        badVarint(bad, "ffffffffffffffff80", "too long: continuation bit on the 9th byte");
+        badVarint(bad, "ffffffffffffffffff01", "too long: 10 bytes");
+        ArrayNode u64 = root.putArray("u64");
+        for (long x : new long[] {0, 1, 1_700_000_000_000L, Long.MAX_VALUE}) {
+            ObjectNode o = u64.addObject();
+            o.put("value", x);
+            o.put("encoding", Json.hex(new ByteWriter().u64(x).toByteArray()));
+        }
+        ArrayNode order = root.putArray("ordering");
+        String[][] pairs = {{"", "00"}, {"61", "6162"}, {"6162", "62"}, {"7f", "80"}, {"80", "ff"}, {"ff", "ff00"},
+            {"00ff", "0100"}, {"6163", "6163"}};
+        for (String[] p : pairs) {
+            ObjectNode o = order.addObject();
+            o.put("a", p[0]);
+            o.put("b", p[1]);
+            o.put("cmp", Integer.signum(Bytes.fromHex(p[0]).compareTo(Bytes.fromHex(p[1]))));
+        }
+        ArrayNode seps = root.putArray("separators");
+        String[][] sp = {{"a", "b"}, {"abc", "abd"}, {"ab", "abc"}, {"a", "ab"}, {"acct/007", "acct/010"},
+            {"fruit/apple", "fruit/banana"}, {"p", "pa"}, {"a", "zzz"}};
+        for (String[] p : sp) {
+            sep(seps, Bytes.utf8(p[0]), Bytes.utf8(p[1]));
+        }
+        sep(seps, Bytes.fromHex("7f"), Bytes.fromHex("80"));
+        sep(seps, Bytes.fromHex("8000"), Bytes.fromHex("ff"));
+        sep(seps, Bytes.fromHex("00"), Bytes.fromHex("0000"));
+        sep(seps, Bytes.fromHex("01ff"), Bytes.fromHex("0200"));
+        ArrayNode table = root.putArray("buzhashTable");
+        for (int t : RollingHash.TABLE) {
+            table.add(String.format("%08x", t));
+        }
+        ArrayNode params = root.putArray("treeParams");
+        treeParams(params, "DEFAULT", TreeParams.DEFAULT);
+        treeParams(params, "SMALL", Fixtures.SMALL);
+        treeParams(params, "MINIMA", new TreeParams(2, 2, 2, 2));
+        treeParams(params, "MAXIMA", new TreeParams(TreeParams.MAX_LEAF_BYTES, TreeParams.MAX_LEAF_BYTES,
+                TreeParams.MAX_FANOUT, TreeParams.MAX_FANOUT));
+        ArrayNode badParams = root.putArray("treeParamsInvalid");
+        badParams(badParams, "leaf-max-bytes-over-1-MiB", "leafMaxBytes 2^20 + 1", 64, (1 << 20) + 1, 2, 8);
+        badParams(badParams, "index-max-fanout-over-1024", "indexMaxFanout 1025", 64, 512, 2, 1025);
+        badParams(badParams, "leaf-target-not-power-of-two", "leafTargetBytes 48", 48, 512, 2, 8);
+        badParams(badParams, "leaf-target-below-2", "leafTargetBytes 1", 1, 512, 2, 8);
+        badParams(badParams, "index-target-not-power-of-two", "indexTargetFanout 6", 64, 512, 6, 8);
+        badParams(badParams, "leaf-max-below-target", "leafMaxBytes 32 < leafTargetBytes 64", 64, 32, 2, 8);
+        badParams(badParams, "index-max-below-target", "indexMaxFanout 4 < indexTargetFanout 8", 64, 512, 8, 4);
+        badParams(badParams, "index-max-over-decoding-limit", "indexMaxFanout 2^20 + 1: over the varint limit",
+                64, 512, 2, (1 << 20) + 1);
+        badParamsHex(badParams, "trailing-byte", "DEFAULT followed by 00",
+                Json.hex(TreeParams.DEFAULT.encode()) + "00");
+        badParamsHex(badParams, "truncated", "DEFAULT without its last byte",
+                Json.hex(TreeParams.DEFAULT.encode()).substring(0, Json.hex(TreeParams.DEFAULT.encode()).length() - 2));
+        root.set("countSplits", countSplits());
+        root.set("indexSplits", indexSplits());
+        root.set("lowerProofLimits", LimitVectors.lowerProofLimits());
+        root.set("hashes", hashExamples());
+        return Json.write(root);
+    }
+
+    private static void badParams(ArrayNode a, String name, String why, long lt, long lm, long it, long im) {
+        badParamsHex(a, name, why, Json.hex(new ByteWriter().varint(lt).varint(lm).varint(it).varint(im).toByteArray()));
+    }
+
+    private static void badParamsHex(ArrayNode a, String name, String why, String hex) {
+        try {
+            TreeParams.decode(Json.unhex(hex));
+            throw new IllegalStateException("tree params " + name + " decode");
+        } catch (io.glassledger.core.codec.MalformedException expected) {
+            ObjectNode o = a.addObject();
+            o.put("name", name);
+            o.put("encoding", hex);
+            o.put("why", why);
+        }
+    }
+
+    /** Leaf routing trees: split points by item count, for 2..9 items. */
+    private static ArrayNode countSplits() {
+        ArrayNode out = Json.array();
+        for (int n = 2; n <= 9; n++) {
+            ObjectNode o = out.addObject();
+            o.put("items", n);
+            ArrayNode splits = o.putArray("splits");
+            countSplits(0, n, splits);
+        }
+        return out;
+    }
+
+    private static void countSplits(int lo, int hi, ArrayNode out) {
+        if (hi - lo < 2) {
+            return;
+        }
+        int m = Node.countSplit(lo, hi);
+        out.addArray().add(lo).add(hi).add(m);
+        countSplits(lo, m, out);
+        countSplits(m, hi, out);
+    }
+
+    /** Index-node routing trees: weight-balanced split points for given child entry counts. */
+    private static ArrayNode indexSplits() {
+        ArrayNode out = Json.array();
+        indexSplit(out, "two-children", new long[] {7, 1});
+        indexSplit(out, "equal-odd", new long[] {1, 1, 1});
+        indexSplit(out, "equal-even", new long[] {3, 3, 3, 3});
+        indexSplit(out, "tie-takes-smaller-m", new long[] {1, 2, 1});
+        indexSplit(out, "heavy-first-clamped", new long[] {100, 1, 1, 1, 1, 1, 1, 1});
+        indexSplit(out, "heavy-last-clamped", new long[] {1, 1, 1, 1, 1, 1, 1, 100});
+        indexSplit(out, "heavy-middle", new long[] {1, 1, 50, 1, 1, 1});
+        indexSplit(out, "large-counts", new long[] {1L << 40, 3, 1L << 41, 5, (1L << 40) + 7});
+        Random rnd = new Random(0x5E1);
+        long[] counts = new long[40];
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = 1 + rnd.nextInt(rnd.nextInt(4) == 0 ? 1000 : 20);
+        }
+        indexSplit(out, "random-40", counts);
+        return out;
+    }
+
+    private static void indexSplit(ArrayNode out, String name, long[] counts) {
+        IndexNode n = indexNodeWithCounts(counts);
+        ObjectNode o = out.addObject();
+        o.put("name", name);
+        ArrayNode c = o.putArray("counts");
+        for (long x : counts) {
+            c.add(x);
+        }
+        ArrayNode splits = o.putArray("splits");
+        indexSplits(n, 0, counts.length, splits);
+    }
+
+    private static void indexSplits(IndexNode n, int lo, int hi, ArrayNode out) {
+        if (hi - lo < 2) {
+            return;
+        }
+        int m = n.split(lo, hi);
+        out.addArray().add(lo).add(hi).add(m);
+        indexSplits(n, lo, m, out);
+        indexSplits(n, m, hi, out);
+    }
+
+    /** A decoded level-1 index node with the given child entry counts (zero child hashes, separators 0001, 0002 ...). */
+    static IndexNode indexNodeWithCounts(long[] counts) {
+        ByteWriter w = new ByteWriter();
+        w.u8(1).varint(counts.length);
+        for (int i = 0; i < counts.length; i++) {
+            if (i > 0) {
+                w.lengthPrefixed(Bytes.wrap(new byte[] {(byte) (i >> 8), (byte) i}));
+            }
+            w.varint(counts[i]);
+            w.hash(Hash.ZERO);
+        }
+        return (IndexNode) Node.decode(w.toByteArray());
+    }
+
+    /** True if somewhere in the node's routing tree the weight-balanced split differs from the count split. */
+    static boolean weightedDiffers(Node n, int lo, int hi) {
+        if (hi - lo < 2) {
+            return false;
+        }
+        int m = n.split(lo, hi);
+        return m != Node.countSplit(lo, hi) || weightedDiffers(n, lo, m) || weightedDiffers(n, m, hi);
+    }
+
+    private static void badVarint(ArrayNode a, String hex, String why) {
+        try {
+            new io.glassledger.core.codec.ByteReader(Json.unhex(hex)).varint();
+            throw new IllegalStateException("varint " + hex + " decodes");
+        } catch (io.glassledger.core.codec.MalformedException expected) {
+            ObjectNode o = a.addObject();
+            o.put("encoding", hex);
+            o.put("why", why);
+        }
+    }
+
+    private static void sep(ArrayNode a, Bytes left, Bytes right) {
+        ObjectNode o = a.addObject();
+        o.put("left", left.hex());
+        o.put("right", right.hex());
+        o.put("separator", Node.shortestSeparator(left, right).hex());
+    }
+
+    static ObjectNode treeParams(TreeParams p) {
+        ObjectNode o = Json.object();
+        o.put("leafTargetBytes", p.leafTargetBytes());
+        o.put("leafMaxBytes", p.leafMaxBytes());
+        o.put("indexTargetFanout", p.indexTargetFanout());
+        o.put("indexMaxFanout", p.indexMaxFanout());
+        o.put("encoding", Json.hex(p.encode()));
+        return o;
+    }
+
+    private static void treeParams(ArrayNode a, String name, TreeParams p) {
+        ObjectNode o = treeParams(p);
+        o.put("name", name);
+        a.add(o);
+    }
+
+    private static ObjectNode hashExamples() {
+        Random rnd = new Random(0x4A54);
+        Hash l = randomHash(rnd);
+        Hash r = randomHash(rnd);
+        ObjectNode h = Json.object();
+        ObjectNode inner = h.putObject("inner");
+        inner.put("sep", Bytes.utf8("acct/01").hex());
+        inner.put("left", l.hex());
+        inner.put("right", r.hex());
+        inner.put("hash", Hashing.inner(Bytes.utf8("acct/01").unsafeArray(), l, r).hex());
+        ObjectNode node = h.putObject("node");
+        node.put("level", 3);
+        node.put("itemsRoot", l.hex());
+        node.put("hash", Hashing.node(3, l).hex());
+        ObjectNode block = h.putObject("block");
+        block.put("blockNo", 7);
+        block.put("lowerRoot", l.hex());
+        block.put("bodyHash", r.hex());
+        block.put("hash", Hashing.block(7, l, r).hex());
+        ObjectNode body = h.putObject("body");
+        body.put("body", "01");
+        body.put("hash", Hashing.body(new byte[] {1}).hex());
+        ObjectNode digest = h.putObject("digest");
+        digest.put("blockNo", 7);
+        digest.put("upperRoot", l.hex());
+        digest.put("blockHash", r.hex());
+        digest.put("hash", Hashing.digest(7, l, r).hex());
+        ObjectNode up = h.putObject("upperInner");
+        up.put("left", l.hex());
+        up.put("right", r.hex());
+        up.put("hash", Hashing.upperInner(l, r).hex());
+        return h;
+    }
+
+    // ---------------------------------------------------------------- trees
+
+    String treeBuild() {
+        ObjectNode root = header("tree-build", "the POS-tree that a sorted entry list builds under given parameters");
+        ArrayNode v = root.putArray("vectors");
+        Random rnd = new Random(0x7EE);
+        tree(v, "empty", Fixtures.SMALL, List.of(), true, null);
+        tree(v, "single-entry", Fixtures.SMALL, randomEntries(rnd, 1, 8, 16), true, null);
+        tree(v, "tiny", Fixtures.SMALL, randomEntries(rnd, 14, 6, 24), true, null);
+        tree(v, "small-params-200", Fixtures.SMALL, randomEntries(rnd, 200, 12, 40), false, null);
+        tree(v, "leaf-max-bytes", new TreeParams(256, 300, 2, 8), randomEntries(rnd, 60, 8, 120), true, null);
+        tree(v, "leaf-max-bytes-exact", new TreeParams(64, 128, 2, 8), fixedSizeEntries(rnd, 60), true, null);
+        tree(v, "index-max-fanout", new TreeParams(64, 512, 8, 8), randomEntries(rnd, 150, 8, 30), false, null);
+        tree(v, "default-params", TreeParams.DEFAULT, randomEntries(rnd, 600, 16, 48), false, null);
+        tree(v, "weighted-index-splits", new TreeParams(64, 256, 4, 16), mixedSizeEntries(rnd, 90), true, null);
+        tree(v, "ledger-A-head", Fixtures.SMALL, entriesAt(f.a, 12), false, "A");
+        tree(v, "ledger-C-head", TreeParams.DEFAULT, entriesAt(f.dflt, 2), false, "C");
+        root.set("invalidNodes", invalidNodes(v));
+        return Json.write(root);
+    }
+
+    private void tree(ArrayNode a, String name, TreeParams p, List<Entry> entries, boolean listNodes, String ledger) {
+        Map<Hash, Node> nodes = new HashMap<>();
+        NodeSource src = h -> {
+            Node n = nodes.get(h);
+            if (n == null) {
+                throw new io.glassledger.core.postree.MissingNodeException(h);
+            }
+            return n;
+        };
+        PosTree.Result r = new PosTree(src, p).build(entries);
+        r.created().forEach(n -> nodes.put(n.hash(), n));
+        ObjectNode o = a.addObject();
+        o.put("name", name);
+        o.set("params", treeParams(p));
+        ArrayNode es = o.putArray("entries");
+        for (Entry e : entries) {
+            putEntry(es.addObject(), e);
+        }
+        o.put("root", r.root().hex());
+        if (ledger != null) {
+            long head = (ledger.equals("A") ? f.a : f.dflt).digest().blockNo();
+            if (!r.root().equals((ledger.equals("A") ? f.a : f.dflt).block(head).lowerRoot())) {
+                throw new IllegalStateException("ledger " + ledger + ": incremental root differs from bulk build");
+            }
+            ObjectNode m = o.putObject("lowerRootOf");
+            m.put("ledger", ledger);
+            m.put("blockNo", head);
+        }
+        List<List<Node>> levels = levels(src, r.root());
+        if (name.equals("weighted-index-splits") && levels.stream().flatMap(List::stream)
+                .noneMatch(n -> n instanceof IndexNode && weightedDiffers(n, 0, n.size()))) {
+            throw new IllegalStateException(name + ": no index node splits differently from a leaf");
+        }
+        for (List<Node> level : levels) {
+            for (Node n : level) {
+                if (!Node.decode(n.encode()).hash().equals(n.hash())) {
+                    throw new IllegalStateException(name + ": a node does not hash like its encoding");
+                }
+            }
+        }
+        ArrayNode counts = o.putArray("nodesPerLevel");
+        levels.forEach(l -> counts.add(l.size()));
+        TreeSet<String> exercised = new TreeSet<>();
+        for (List<Node> level : levels) {
+            for (int i = 0; i + 1 < level.size(); i++) {
+                exercised.add(closedBy(level.get(i), p));
+            }
+        }
+        ArrayNode ex = o.putArray("boundaryRules");
+        exercised.forEach(ex::add);
+        if (listNodes) {
+            ArrayNode ns = o.putArray("nodes");
+            for (List<Node> level : levels) {
+                for (Node n : level) {
+                    ObjectNode no = ns.addObject();
+                    no.put("level", n.level());
+                    no.put("hash", n.hash().hex());
+                    no.put("encoding", Json.hex(n.encode()));
+                }
+            }
+        }
+    }
+
+    /** Nodes by level, lowest level first, each level left to right. */
+    static List<List<Node>> levels(NodeSource src, Hash root) {
+        List<List<Node>> out = new ArrayList<>();
+        if (root.isZero()) {
+            return out;
+        }
+        List<Node> level = List.of(src.node(root));
+        while (true) {
+            out.add(0, level);
+            if (level.get(0) instanceof LeafNode) {
+                return out;
+            }
+            List<Node> below = new ArrayList<>();
+            for (Node n : level) {
+                IndexNode in = (IndexNode) n;
+                for (int i = 0; i < in.size(); i++) {
+                    below.add(src.node(in.child(i)));
+                }
+            }
+            level = below;
+        }
+    }
+
+    /** Which rule closed a node that is not the last of its level; throws if none would have. */
+    private static String closedBy(Node n, TreeParams p) {
+        if (n instanceof LeafNode leaf) {
+            RollingHash h = new RollingHash(p.leafMask());
+            int bytes = 0;
+            for (int i = 0; i < leaf.size(); i++) {
+                byte[] enc = leaf.entry(i).encoded();
+                bytes += enc.length;
+                boolean hit = h.feed(enc);
+                boolean last = i == leaf.size() - 1;
+                if ((hit || bytes >= p.leafMaxBytes()) != last) {
+                    throw new IllegalStateException("leaf boundary rule broken at entry " + i + " of " + leaf);
+                }
+                if (last) {
+                    return hit ? "leaf-pattern" : "leaf-max-bytes";
+                }
+            }
+        }
+        IndexNode in = (IndexNode) n;
+        for (int i = 0; i < in.size(); i++) {
+            boolean hit = (in.child(i).prefixLong() & p.indexMask()) == 0;
+            boolean last = i == in.size() - 1;
+            if ((hit || i + 1 >= p.indexMaxFanout()) != last) {
+                throw new IllegalStateException("index boundary rule broken at child " + i + " of " + in);
+            }
+            if (last) {
+                return hit ? "index-pattern" : "index-max-fanout";
+            }
+        }
+        throw new IllegalStateException("unreachable");
+    }
+
+    /** Every entry (tombstones included) of the state at block b, in key order. */
+    static List<Entry> entriesAt(Ledger l, long b) {
+        List<Entry> out = new ArrayList<>();
+        List<List<Node>> levels = levels(l.nodes(), l.block(b).lowerRoot());
+        if (!levels.isEmpty()) {
+            for (Node n : levels.get(0)) {
+                out.addAll(((LeafNode) n).entries());
+            }
+        }
+        return out;
+    }
+
+    /** Storage encodings that a node decoder must reject (FORMAT.md §4.4). */
+    private static ArrayNode invalidNodes(ArrayNode trees) {
+        ArrayNode out = Json.array();
+        byte[] index = null;
+        for (com.fasterxml.jackson.databind.JsonNode t : trees) {
+            if (t.get("name").asText().equals("tiny")) {
+                for (com.fasterxml.jackson.databind.JsonNode n : t.get("nodes")) {
+                    if (n.get("level").asInt() == 1) {
+                        index = Json.unhex(n.get("encoding").asText());
+                    }
+                }
+            }
+        }
+        if (index == null || index[1] < 2) {
+            throw new IllegalStateException("the tiny tree has no index node of two or more children");
+        }
+        IndexNode in = (IndexNode) Node.decode(index);
+        Hash h0 = in.child(0);
+        Hash h1 = in.child(1);
+        badNode(out, "empty-node", "count 0", new ByteWriter().u8(0).varint(0).toByteArray());
+        badNode(out, "empty-index-node", "count 0", new ByteWriter().u8(1).varint(0).toByteArray());
+        badNode(out, "index-child-count-zero", "the second child's entry count is 0",
+                new ByteWriter().u8(1).varint(2).varint(3).hash(h0).lengthPrefixed(Bytes.utf8("m")).varint(0).hash(h1)
+                        .toByteArray());
+        badNode(out, "index-first-child-count-zero", "the first child's entry count is 0",
+                new ByteWriter().u8(1).varint(2).varint(0).hash(h0).lengthPrefixed(Bytes.utf8("m")).varint(3).hash(h1)
+                        .toByteArray());
+        badNode(out, "index-child-count-non-minimal", "a child entry count varint 83 00",
+                new ByteWriter().u8(1).varint(2).raw(new byte[] {(byte) 0x83, 0}).hash(h0)
+                        .lengthPrefixed(Bytes.utf8("m")).varint(3).hash(h1).toByteArray());
+        badNode(out, "index-without-counts", "a real index node (tiny, level 1) encoded without its child counts",
+                withoutCounts(in));
+        badNode(out, "index-empty-separator", "the second child's separator is empty",
+                new ByteWriter().u8(1).varint(2).varint(3).hash(h0).lengthPrefixed(Bytes.EMPTY).varint(3).hash(h1)
+                        .toByteArray());
+        badNode(out, "index-separators-not-increasing", "the third separator equals the second",
+                new ByteWriter().u8(1).varint(3).varint(3).hash(h0).lengthPrefixed(Bytes.utf8("m")).varint(3).hash(h1)
+                        .lengthPrefixed(Bytes.utf8("m")).varint(3).hash(h0).toByteArray());
+        badNode(out, "index-separator-over-1024-bytes", "a 1025-byte separator",
+                new ByteWriter().u8(1).varint(2).varint(3).hash(h0).lengthPrefixed(Bytes.wrap(new byte[1025]))
+                        .varint(3).hash(h1).toByteArray());
+        badNode(out, "index-trailing-byte", "a real index node followed by 00",
+                java.util.Arrays.copyOf(index, index.length + 1));
+        badNode(out, "index-truncated", "a real index node without its last byte",
+                java.util.Arrays.copyOf(index, index.length - 1));
+        Entry a = Entry.of(Bytes.utf8("b"), Bytes.utf8("1"), 1, Hash.ZERO);
+        Entry b = Entry.of(Bytes.utf8("a"), Bytes.utf8("2"), 1, Hash.ZERO);
+        ByteWriter w = new ByteWriter().u8(0).varint(2);
+        a.write(w);
+        b.write(w);
+        badNode(out, "leaf-keys-not-increasing", "entries b, a", w.toByteArray());
+        w = new ByteWriter().u8(0).varint(2);
+        a.write(w);
+        a.write(w);
+        badNode(out, "leaf-duplicate-key", "entry b twice", w.toByteArray());
+        badNode(out, "node-count-over-2^20", "count 2^20 + 1",
+                new ByteWriter().u8(0).varint((1 << 20) + 1).toByteArray());
+        return out;
+    }
+
+    private static byte[] withoutCounts(IndexNode n) {
+        ByteWriter w = new ByteWriter().u8(n.level()).varint(n.size());
+        for (int i = 0; i < n.size(); i++) {
+            if (i > 0) {
+                w.lengthPrefixed(n.separator(i));
+            }
+            w.hash(n.child(i));
+        }
+        return w.toByteArray();
+    }
+
+    private static void badNode(ArrayNode a, String name, String why, byte[] enc) {
+        try {
+            Node.decode(enc);
+            throw new IllegalStateException("invalid node " + name + " decodes");
+        } catch (io.glassledger.core.codec.MalformedException expected) {
+            ObjectNode o = a.addObject();
+            o.put("name", name);
+            o.put("encoding", Json.hex(enc));
+            o.put("why", why);
+        }
+    }
+
+    /**
+     * Small entries (about 40 bytes) mixed with large ones (over 256 bytes, so under leafMaxBytes 256 each closes
+     * its leaf): leaves of very different entry counts, so index nodes split by weight, not by child count.
+     */
+    private static List<Entry> mixedSizeEntries(Random rnd, int n) {
+        TreeSet<Bytes> keys = new TreeSet<>();
+        while (keys.size() < n) {
+            keys.add(randomBytes(rnd, 2 + rnd.nextInt(3)));
+        }
+        List<Entry> out = new ArrayList<>();
+        for (Bytes k : keys) {
+            Bytes value = rnd.nextInt(6) == 0 ? randomBytes(rnd, 260 + rnd.nextInt(40)) : randomBytes(rnd, rnd.nextInt(4));
+            out.add(Entry.of(k, value, rnd.nextInt(100), Hash.ZERO));
+        }
+        return out;
+    }
+
+    /** Entries whose encodings are exactly 64 bytes, so two of them reach a leafMaxBytes of 128 exactly. */
+    private static List<Entry> fixedSizeEntries(Random rnd, int n) {
+        TreeSet<Bytes> keys = new TreeSet<>();
+        while (keys.size() < n) {
+            keys.add(randomBytes(rnd, 4));
+        }
+        List<Entry> out = new ArrayList<>();
+        for (Bytes k : keys) {
+            Entry e = Entry.of(k, randomBytes(rnd, 25), rnd.nextInt(128), randomHash(rnd));
+            if (e.encodedLength() != 64) {
+                throw new IllegalStateException("entry is " + e.encodedLength() + " bytes");
+            }
+            out.add(e);
+        }
+        return out;
+    }
+
+    private static List<Entry> randomEntries(Random rnd, int n, int maxKey, int maxValue) {
+        TreeSet<Bytes> keys = new TreeSet<>();
+        while (keys.size() < n) {
+            keys.add(randomBytes(rnd, 1 + rnd.nextInt(maxKey)));
+        }
+        List<Entry> out = new ArrayList<>();
+        for (Bytes k : keys) {
+            int kind = rnd.nextInt(8);
+            Bytes value = kind == 0 ? null : randomBytes(rnd, rnd.nextInt(maxValue + 1));
+            out.add(Entry.of(k, value, rnd.nextInt(1000), kind < 3 ? Hash.ZERO : randomHash(rnd)));
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------- blocks
+
+    String ledger() {
+        ObjectNode root = header("ledger", "block records, body and block hashes, upper-tree roots and digests of every "
+                + "block of the vector ledgers");
+        ArrayNode v = root.putArray("vectors");
+        ledger(v, "A", f.a);
+        ledger(v, "A-fork", f.fork);
+        ledger(v, "B", f.other);
+        ledger(v, "C", f.dflt);
+        root.set("invalidRecords", invalidRecords(f.a));
+        return Json.write(root);
+    }
+
+    /**
+     * Every block's lower root of a fixture ledger (built incrementally) equals the bulk build of its entries, and
+     * every node hashes like its storage encoding: vectors are never cut from a tree that breaks the format.
+     */
+    static void checkCanonical(String name, Ledger l) {
+        for (long b = 0; b <= l.digest().blockNo(); b++) {
+            Hash root = l.block(b).lowerRoot();
+            Map<Hash, Node> nodes = new HashMap<>();
+            PosTree.Result r = new PosTree(nodes::get, l.params()).build(entriesAt(l, b));
+            if (!r.root().equals(root)) {
+                throw new IllegalStateException("ledger " + name + " block " + b + ": incremental root differs from "
+                        + "the bulk build");
+            }
+            for (List<Node> level : levels(l.nodes(), root)) {
+                for (Node n : level) {
+                    if (!Node.decode(n.encode()).hash().equals(n.hash())) {
+                        throw new IllegalStateException("ledger " + name + " block " + b + ": a level " + n.level()
+                                + " node does not hash like its encoding");
+                    }
+                }
+            }
+        }
+    }
+
+    /** Block records that a decoder must reject (FORMAT.md §6.1), built from ledger A's genesis. */
+    private static ArrayNode invalidRecords(Ledger l) {
+        Block g = l.block(0);
+        ArrayNode out = Json.array();
+        List<String[]> meta = new ArrayList<>();
+        g.meta().forEach((k, v) -> meta.add(new String[] {k, v.hex()}));
+        badRecord(out, "meta-key-with-space", "a meta key with byte 20 (space)", g, withKey(meta, 0, "for mat"));
+        badRecord(out, "meta-key-with-del", "a meta key with byte 7f", g, withKey(meta, 0, "format\u007f"));
+        badRecord(out, "meta-key-with-control", "a meta key with byte 0a", g, withKey(meta, 0, "format\n"));
+        badRecord(out, "meta-key-non-ascii", "a meta key with bytes c3 a9 (UTF-8 e-acute)", g,
+                withKey(meta, 2, "tr\u00e9e"));
+        List<String[]> swapped = new ArrayList<>(meta);
+        java.util.Collections.swap(swapped, 0, 1);
+        badRecord(out, "meta-keys-not-increasing", "meta keys hash, format, tree", g, swapped);
+        List<String[]> dup = new ArrayList<>(meta);
+        dup.add(1, meta.get(0));
+        badRecord(out, "meta-key-duplicate", "meta key format twice", g, dup);
+        return out;
+    }
+
+    private static List<String[]> withKey(List<String[]> meta, int i, String key) {
+        List<String[]> m = new ArrayList<>(meta);
+        m.set(i, new String[] {key, meta.get(i)[1]});
+        return m;
+    }
+
+    private static void badRecord(ArrayNode a, String name, String why, Block g, List<String[]> meta) {
+        ByteWriter w = new ByteWriter().hash(g.lowerRoot()).u8(1).u64(g.timestamp()).varint(0).varint(meta.size());
+        for (String[] kv : meta) {
+            w.lengthPrefixed(Bytes.wrap(kv[0].getBytes(StandardCharsets.UTF_8))).lengthPrefixed(Bytes.fromHex(kv[1]));
+        }
+        byte[] record = w.toByteArray();
+        try {
+            Block.decode(0, record);
+            throw new IllegalStateException("invalid record " + name + " decodes");
+        } catch (io.glassledger.core.codec.MalformedException | IllegalArgumentException expected) {
+            // Block.decode reports a non-printable key as an IllegalArgumentException, not a MalformedException.
+            ObjectNode o = a.addObject();
+            o.put("name", name);
+            o.put("record", Json.hex(record));
+            o.put("why", why);
+        }
+    }
+
+    private static void ledger(ArrayNode a, String name, Ledger l) {
+        checkCanonical(name, l);
+        ObjectNode o = a.addObject();
+        o.put("name", name);
+        o.set("params", treeParams(l.params()));
+        ArrayNode blocks = o.putArray("blocks");
+        List<Hash> hashes = new ArrayList<>();
+        for (long b = 0; b <= l.digest().blockNo(); b++) {
+            Block blk = l.block(b);
+            ObjectNode bo = blocks.addObject();
+            bo.put("number", b);
+            bo.put("timestamp", blk.timestamp());
+            ArrayNode tx = bo.putArray("txIds");
+            blk.txIds().forEach(t -> tx.add(t.hex()));
+            ArrayNode meta = bo.putArray("meta");
+            blk.meta().forEach((k, val) -> {
+                ObjectNode m = meta.addObject();
+                m.put("key", k);
+                m.put("value", val.hex());
+            });
+            bo.put("lowerRoot", blk.lowerRoot().hex());
+            bo.put("record", Json.hex(blk.encode()));
+            bo.put("bodyHash", blk.bodyHash().hex());
+            bo.put("blockHash", blk.hash().hex());
+            Hash upper = hashes.isEmpty() ? Hash.ZERO : HistoryAppendVectors.mth(hashes);
+            bo.put("upperRoot", upper.hex());
+            bo.put("digest", l.digest(b).root().hex());
+            if (!l.digest(b).root().equals(Hashing.digest(b, upper, blk.hash()))) {
+                throw new IllegalStateException("digest of block " + b + " does not match the reference upper tree");
+            }
+            hashes.add(blk.hash());
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    static ObjectNode header(String file, String description) {
+        ObjectNode root = Json.object();
+        root.put("file", file);
+        root.put("description", description);
+        return root;
+    }
+
+    static Hash randomHash(Random rnd) {
+        byte[] b = new byte[32];
+        rnd.nextBytes(b);
+        return Hash.of(b);
+    }
+
+    static Bytes randomBytes(Random rnd, int n) {
+        byte[] b = new byte[n];
+        rnd.nextBytes(b);
+        return Bytes.wrap(b);
+    }
+
+    /** The leaf-boundary rolling hash, written from docs/FORMAT.md to label which rule closed each leaf. */
+    static final class RollingHash {
+        static final int[] TABLE = new int[256];
+
+        static {
+            byte[] prefix = "glassledger/buzhash/".getBytes(StandardCharsets.US_ASCII);
+            for (int i = 0; i < 256; i++) {
+                byte[] in = java.util.Arrays.copyOf(prefix, prefix.length + 1);
+                in[prefix.length] = (byte) i;
+                byte[] h = Hashing.raw(in).unsafeArray();
+                TABLE[i] = (h[0] & 0xff) << 24 | (h[1] & 0xff) << 16 | (h[2] & 0xff) << 8 | (h[3] & 0xff);
+            }
+        }
+
+        private final int mask;
+        private final List<Integer> window = new ArrayList<>();
+        private int h;
+
+        RollingHash(int mask) {
+            this.mask = mask;
+        }
+
+        boolean feed(byte[] b) {
+            boolean hit = false;
+            for (byte x : b) {
+                h = Integer.rotateLeft(h, 1) ^ TABLE[x & 0xff];
+                window.add(x & 0xff);
+                if (window.size() > 48) {
+                    h ^= Integer.rotateLeft(TABLE[window.remove(0)], 48 % 32);
+                }
+                if (window.size() >= 48 && (h & mask) == 0) {
+                    hit = true;
+                }
+            }
+            return hit;
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package io.glassledger.core.vectors;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.glassledger.core.proof.AppendOnlyProof;
+import io.glassledger.core.proof.HistoryProof;
+import io.glassledger.core.proof.KeyClaim;
+import io.glassledger.core.proof.KeysProof;
+import io.glassledger.core.proof.ProofVerifier;
+import io.glassledger.core.proof.VerificationException;
+import io.glassledger.core.proof.Version;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Runs one vector input through {@link ProofVerifier}: decodes the proof and calls the entry point the file names.
+ * Shared by the generator (which checks every vector before writing it) and {@link VectorTest}.
+ */
+final class VectorVerifier {
+    private VectorVerifier() {
+    }
+
+    /**
+     * Calls the {@code byte[]} entry point of {@link ProofVerifier}, which reports malformed proof bytes, like every
+     * other failure, as a {@link VerificationException}.
+     */
+    static void verify(String verifier, JsonNode in) throws VerificationException {
+        byte[] proof = Json.unhex(in.get("proof").asText());
+        switch (verifier) {
+            case "verifyCurrentValue" -> ProofVerifier.verifyCurrentValue(Json.digest(in.get("digest")),
+                    Json.bytes(in.get("key")), Json.bytes(in.get("value")), proof);
+            case "verifyNonExistence" -> ProofVerifier.verifyNonExistence(Json.digest(in.get("digest")),
+                    Json.bytes(in.get("key")), proof);
+            case "verifyInclusion" -> ProofVerifier.verifyInclusion(Json.digest(in.get("digest")),
+                    in.get("blockNo").asLong(), Json.bytes(in.get("key")), Json.bytes(in.get("value")), proof);
+            case "verifyBatch" -> ProofVerifier.verifyBatch(Json.digest(in.get("digest")), in.get("blockNo").asLong(),
+                    claims(in.get("claims")), proof);
+            case "verifyHistory" -> ProofVerifier.verifyHistory(Json.digest(in.get("digest")),
+                    Json.bytes(in.get("key")), in.get("limit").asInt(), versions(in.get("versions")), proof);
+            case "verifyAppendOnly" -> ProofVerifier.verifyAppendOnly(Json.digest(in.get("older")),
+                    Json.digest(in.get("newer")), proof);
+            default -> throw new IllegalArgumentException("unknown verifier " + verifier);
+        }
+    }
+
+    /**
+     * True if the input is rejected. Only a {@link VerificationException} counts: malformed bytes and impossible
+     * claims must be reported that way too, so any other exception propagates.
+     */
+    static boolean rejects(String verifier, JsonNode in) {
+        return rejection(verifier, in) != null;
+    }
+
+    /** The exception rejecting the input, or null if it verifies. */
+    static VerificationException rejection(String verifier, JsonNode in) {
+        try {
+            verify(verifier, in);
+            return null;
+        } catch (VerificationException e) {
+            return e;
+        }
+    }
+
+    static List<KeyClaim> claims(JsonNode a) {
+        List<KeyClaim> out = new ArrayList<>();
+        for (JsonNode c : a) {
+            out.add(new KeyClaim(Json.bytes(c.get("key")), Json.bytes(c.get("value"))));
+        }
+        return out;
+    }
+
+    static List<Version> versions(JsonNode a) {
+        List<Version> out = new ArrayList<>();
+        for (JsonNode v : a) {
+            out.add(new Version(Json.bytes(v.get("value")), v.get("blockNo").asLong()));
+        }
+        return out;
+    }
+
+    /**
+     * Runs {@code body} on a thread with a 64 MiB stack. LowerProof encodes, decodes and verifies recursively; the
+     * vectors include proofs nested to the 512-part limit and beyond, and the generator builds deeper ones.
+     */
+    static <T> T onLargeStack(Callable<T> body) throws Exception {
+        AtomicReference<Object> out = new AtomicReference<>();
+        Thread t = new Thread(null, () -> {
+            try {
+                out.set(body.call());
+            } catch (Throwable e) {
+                out.set(new Failure(e));
+            }
+        }, "vectors", 64L << 20);
+        t.start();
+        t.join();
+        if (out.get() instanceof Failure f) {
+            if (f.e instanceof Exception e) {
+                throw e;
+            }
+            throw (Error) f.e;
+        }
+        @SuppressWarnings("unchecked")
+        T r = (T) out.get();
+        return r;
+    }
+
+    private record Failure(Throwable e) {
+    }
+}

@@ -1,0 +1,1022 @@
+#!/usr/bin/env python3
+"""Independent GlassLedger verifier, written from docs/FORMAT.md (section numbers below refer to it).
+
+Reads every vector file in a directory, recomputes hashes and trees, verifies the valid proofs and checks that
+every tampered one is rejected. Standard library only. Prints one line per failure and a closing line
+"N passed, M failed"; exits non-zero if anything failed. With --exhaustive it also flips every bit of every valid
+proof and checks each result is rejected (about 30 s).
+
+    python3 tools/pyverify/verify_vectors.py ledger-core/src/test/resources/vectors
+"""
+
+import hashlib
+import json
+import os
+import re
+import sys
+
+sys.setrecursionlimit(10000)  # lower proofs may nest 512 parts deep (§9.2); a few frames per level
+
+
+class Reject(Exception):
+    """Verification or decoding failed (§1.3: any failure rejects the whole proof)."""
+
+
+ZERO = bytes(32)
+MAX_KEY = 1024
+MAX_VALUE = 1 << 20
+
+
+def H(*parts):
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p)
+    return h.digest()
+
+
+# ---------------------------------------------------------------- §1 encodings
+
+def enc_varint(v):
+    if v < 0:
+        raise ValueError("negative varint")
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def enc_u64(v):
+    return v.to_bytes(8, "big")
+
+
+def lp(b):
+    return enc_varint(len(b)) + b
+
+
+class Reader:
+    """Strict reader (§1.1, §1.3)."""
+
+    def __init__(self, data):
+        self.data = data
+        self.pos = 0
+
+    def remaining(self):
+        return len(self.data) - self.pos
+
+    def take(self, n):
+        if n < 0 or n > self.remaining():
+            raise Reject("truncated")
+        b = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return b
+
+    def u8(self):
+        return self.take(1)[0]
+
+    def u64(self):
+        return int.from_bytes(self.take(8), "big")
+
+    def varint(self, limit=None):
+        value = 0
+        for i in range(9):
+            b = self.u8()
+            value |= (b & 0x7F) << (7 * i)
+            if b & 0x80 == 0:
+                if b == 0 and i > 0:
+                    raise Reject("non-minimal varint")
+                if limit is not None and value > limit:
+                    raise Reject("varint %d over limit %d" % (value, limit))
+                return value
+        raise Reject("varint longer than 9 bytes")
+
+    def hash(self):
+        return self.take(32)
+
+    def lp(self, limit):
+        return self.take(self.varint(limit))
+
+    def end(self):
+        if self.remaining() != 0:
+            raise Reject("%d trailing bytes" % self.remaining())
+
+
+# ---------------------------------------------------------------- §3 entries
+
+def entry_encoding(key, value, version, prev):
+    v = enc_varint(0) if value is None else enc_varint(len(value) + 1) + value
+    return lp(key) + v + enc_varint(version) + prev
+
+
+def entry_hash(key, value, version, prev):
+    return H(b"\x00", entry_encoding(key, value, version, prev))
+
+
+def read_entry(r):
+    key = r.lp(MAX_KEY)
+    if len(key) == 0:
+        raise Reject("empty key")
+    vlen = r.varint(MAX_VALUE + 1)
+    value = None if vlen == 0 else r.take(vlen - 1)
+    version = r.varint()
+    prev = r.hash()
+    return (key, value, version, prev)
+
+
+# ---------------------------------------------------------------- §4 POS-tree nodes
+
+def shortest_separator(a, b):
+    i = 0
+    while i < len(a) and i < len(b) and a[i] == b[i]:
+        i += 1
+    if i >= len(b) or (i < len(a) and b[i] <= a[i]):
+        raise ValueError("separator needs a < b")
+    return b[:i + 1]
+
+
+def count_split(lo, hi):
+    """§4.3, leaves: the left half gets the larger share of items."""
+    return lo + (hi - lo + 1) // 2
+
+
+def weighted_split(counts, lo, hi):
+    """§4.3, index nodes: the m in [lo + q, hi - q], q = max(1, (hi - lo) // 4), that best halves the entries under
+    children lo..hi-1; the smallest such m on a tie."""
+    q = max(1, (hi - lo) // 4)
+    total = sum(counts[lo:hi])
+    best, best_diff = None, None
+    left = sum(counts[lo:lo + q])
+    for m in range(lo + q, hi - q + 1):
+        diff = abs(2 * left - total)
+        if best is None or diff < best_diff:
+            best, best_diff = m, diff
+        left += counts[m]
+    return best
+
+
+def items_root(item_hashes, seps, split, lo, hi):
+    """R(lo, hi) of §4.3; seps[i] is the separator before item i (i >= 1); split(lo, hi) is the node's split rule."""
+    if hi - lo == 1:
+        return item_hashes[lo]
+    m = split(lo, hi)
+    s = seps[m]
+    return H(b"\x01", enc_varint(len(s)), s, items_root(item_hashes, seps, split, lo, m),
+             items_root(item_hashes, seps, split, m, hi))
+
+
+def node_hash(level, item_hashes, seps, counts):
+    """§4.3. counts: the entry count under each child (index nodes); None for a leaf."""
+    if level == 0:
+        split = count_split
+    else:
+        split = lambda lo, hi: weighted_split(counts, lo, hi)
+    return H(b"\x02", bytes([level]), items_root(item_hashes, seps, split, 0, len(item_hashes)))
+
+
+class TreeNode:
+    def __init__(self, level, items, seps, first_key, last_key):
+        self.level = level
+        self.items = items          # entries (tuples) at level 0, child TreeNodes above
+        self.seps = seps            # seps[0] unused
+        self.first_key = first_key
+        self.last_key = last_key
+        if level == 0:
+            self.count = len(items)
+            self.hash = node_hash(0, [entry_hash(*e) for e in items], seps, None)
+        else:
+            self.count = sum(c.count for c in items)
+            self.hash = node_hash(level, [c.hash for c in items], seps, [c.count for c in items])
+
+    def encoding(self):
+        """§4.4"""
+        out = bytearray([self.level]) + enc_varint(len(self.items))
+        for i, item in enumerate(self.items):
+            if self.level == 0:
+                out += entry_encoding(*item)
+            else:
+                if i > 0:
+                    out += lp(self.seps[i])
+                out += enc_varint(item.count) + item.hash
+        return bytes(out)
+
+
+def decode_node(data):
+    """§4.4: a node's storage encoding. Returns its node hash (§4.3), computed from the decoded items."""
+    r = Reader(data)
+    level = r.u8()
+    count = r.varint(1 << 20)
+    if count == 0:
+        raise Reject("empty node")
+    if level == 0:
+        entries = []
+        for i in range(count):
+            e = read_entry(r)
+            if entries and entries[-1][0] >= e[0]:
+                raise Reject("leaf keys not strictly increasing")
+            entries.append(e)
+        r.end()
+        seps = [b""] + [shortest_separator(entries[i - 1][0], entries[i][0]) for i in range(1, count)]
+        return node_hash(0, [entry_hash(*e) for e in entries], seps, None)
+    seps, counts, children = [b""], [], []
+    for i in range(count):
+        if i > 0:
+            sep = r.lp(MAX_KEY)
+            if not sep or (i > 1 and seps[-1] >= sep):
+                raise Reject("index separators not strictly increasing")
+            seps.append(sep)
+        c = r.varint()
+        if c == 0:
+            raise Reject("child with no entries")
+        counts.append(c)
+        children.append(r.hash())
+    r.end()
+    return node_hash(level, children, seps, counts)
+
+
+# ---------------------------------------------------------------- §5 chunking
+
+WINDOW = 48
+TABLE = [int.from_bytes(hashlib.sha256(b"glassledger/buzhash/" + bytes([i])).digest()[:4], "big")
+         for i in range(256)]
+
+
+def rotl(x, r):
+    r %= 32
+    return ((x << r) | (x >> (32 - r))) & 0xFFFFFFFF if r else x
+
+
+class Rolling:
+    def __init__(self, mask):
+        self.mask = mask
+        self.reset()
+
+    def reset(self):
+        self.h = 0
+        self.fed = []
+
+    def feed(self, data):
+        """Feeds bytes; True if the pattern occurred at any of them (§5.2)."""
+        hit = False
+        for x in data:
+            h = rotl(self.h, 1) ^ TABLE[x]
+            if len(self.fed) >= WINDOW:
+                h ^= rotl(TABLE[self.fed[-WINDOW]], WINDOW % 32)
+            self.fed.append(x)
+            self.h = h
+            if len(self.fed) >= WINDOW and (h & self.mask) == 0:
+                hit = True
+        return hit
+
+
+MAX_LEAF_BYTES = 1 << 20
+MAX_FANOUT = 1024
+
+
+def decode_params(b):
+    r = Reader(b)
+    p = (r.varint(1 << 30), r.varint(1 << 30), r.varint(1 << 20), r.varint(1 << 20))
+    r.end()
+    lt, lm, it, im = p
+    pow2 = lambda v: v >= 2 and v & (v - 1) == 0
+    if not pow2(lt) or not pow2(it) or lm < lt or lm > MAX_LEAF_BYTES or im < 2 or im < it or im > MAX_FANOUT:
+        raise Reject("bad tree params")
+    return p
+
+
+def encode_params(p):
+    return b"".join(enc_varint(x) for x in p)
+
+
+def build_tree(entries, params):
+    """§5.3-5.5. Returns (root hash, levels: list of lists of TreeNode, closing rule of each non-last node)."""
+    leaf_target, leaf_max, index_target, index_max = params
+    if not entries:
+        return ZERO, [], set()
+    rules = set()
+    leaves = []
+    cur, nbytes = [], 0
+    roll = Rolling(leaf_target - 1)
+
+    def close_leaf(rule):
+        seps = [b""] + [shortest_separator(cur[i - 1][0], cur[i][0]) for i in range(1, len(cur))]
+        leaves.append((TreeNode(0, list(cur), seps, cur[0][0], cur[-1][0]), rule))
+
+    for e in entries:
+        if cur and cur[-1][0] >= e[0]:
+            raise ValueError("entries out of order")
+        cur.append(e)
+        enc = entry_encoding(*e)
+        nbytes += len(enc)
+        hit = roll.feed(enc)
+        if hit or nbytes >= leaf_max:
+            close_leaf("leaf-pattern" if hit else "leaf-max-bytes")
+            cur, nbytes = [], 0
+            roll.reset()
+    if cur:
+        close_leaf(None)
+    levels = [[n for n, _ in leaves]]
+    rules.update(rule for _, rule in leaves[:-1])
+    nodes, level = levels[0], 0
+    while len(nodes) > 1:
+        level += 1
+        out, cur = [], []
+
+        def close_index(rule):
+            seps = [b""] + [shortest_separator(cur[i - 1].last_key, cur[i].first_key) for i in range(1, len(cur))]
+            out.append((TreeNode(level, list(cur), seps, cur[0].first_key, cur[-1].last_key), rule))
+
+        for c in nodes:
+            cur.append(c)
+            pattern = int.from_bytes(c.hash[:8], "big") & (index_target - 1) == 0
+            if pattern or len(cur) >= index_max:
+                close_index("index-pattern" if pattern else "index-max-fanout")
+                cur = []
+        if cur:
+            close_index(None)
+        rules.update(rule for _, rule in out[:-1])
+        nodes = [n for n, _ in out]
+        levels.append(nodes)
+    return nodes[0].hash, levels, rules
+
+
+# ---------------------------------------------------------------- §6 blocks, §7 upper tree, §8 digest
+
+def block_body(timestamp, tx_ids, meta):
+    out = bytearray(b"\x01") + enc_u64(timestamp) + enc_varint(len(tx_ids))
+    for t in tx_ids:
+        out += lp(t)
+    out += enc_varint(len(meta))
+    for k, v in sorted(meta, key=lambda kv: kv[0]):
+        out += lp(k) + lp(v)
+    return bytes(out)
+
+
+def decode_record(record):
+    """§6.1: a stored block record. Returns (lowerRoot, timestamp, txIds, meta as a list of (key, value))."""
+    r = Reader(record)
+    lower = r.hash()
+    if r.u8() != 1:
+        raise Reject("unknown block body version")
+    ts = r.u64()
+    tx_ids = [r.lp(256) for _ in range(r.varint(1 << 24))]
+    meta = []
+    for _ in range(r.varint(1 << 16)):
+        key = r.lp(1024)
+        if any(b < 0x21 or b > 0x7E for b in key):
+            raise Reject("block meta key is not printable ASCII")
+        if meta and meta[-1][0] >= key:
+            raise Reject("block meta keys not strictly increasing")
+        meta.append((key, r.lp(1 << 20)))
+    r.end()
+    return lower, ts, tx_ids, meta
+
+
+def block_hash(number, lower_root, body_hash):
+    return H(b"\x10", enc_u64(number), lower_root, body_hash)
+
+
+def digest_root(b, upper_root, head_block_hash):
+    return H(b"\x20", enc_u64(b), upper_root, head_block_hash)
+
+
+def upper_inner(left, right):
+    return H(b"\x31", left, right)
+
+
+def mth(leaves):
+    n = len(leaves)
+    if n == 0:
+        return ZERO
+    if n == 1:
+        return leaves[0]
+    k = 1
+    while k * 2 < n:
+        k *= 2
+    return upper_inner(mth(leaves[:k]), mth(leaves[k:]))
+
+
+def root_from_inclusion(index, size, leaf, path):
+    """§7.1"""
+    if index < 0 or index >= size:
+        raise Reject("leaf index outside the tree")
+    fn, sn, r = index, size - 1, leaf
+    for c in path:
+        if sn == 0:
+            raise Reject("inclusion path too long")
+        if fn & 1 or fn == sn:
+            r = upper_inner(c, r)
+            if not fn & 1:
+                while not fn & 1 and fn != 0:
+                    fn >>= 1
+                    sn >>= 1
+        else:
+            r = upper_inner(r, c)
+        fn >>= 1
+        sn >>= 1
+    if sn != 0:
+        raise Reject("inclusion path too short")
+    return r
+
+
+def root_from_consistency(m, n, root1, proof):
+    """§7.2"""
+    if m <= 0 or m >= n:
+        raise Reject("consistency needs 0 < m < n")
+    if not proof:
+        raise Reject("empty consistency proof")
+    p = ([root1] if m & (m - 1) == 0 else []) + list(proof)
+    fn, sn = m - 1, n - 1
+    while fn & 1:
+        fn >>= 1
+        sn >>= 1
+    fr = sr = p[0]
+    for c in p[1:]:
+        if sn == 0:
+            raise Reject("consistency proof too long")
+        if fn & 1 or fn == sn:
+            fr = upper_inner(c, fr)
+            sr = upper_inner(c, sr)
+            if not fn & 1:
+                while not fn & 1 and fn != 0:
+                    fn >>= 1
+                    sn >>= 1
+        else:
+            sr = upper_inner(sr, c)
+        fn >>= 1
+        sn >>= 1
+    if sn != 0:
+        raise Reject("consistency proof too short")
+    if fr != root1:
+        raise Reject("consistency proof does not match the first root")
+    return sr
+
+
+# ---------------------------------------------------------------- §9 lower proof
+
+PRUNED, INNER, BOUNDARY, LEAF = 0, 1, 2, 3
+MAX_DEPTH = 512
+
+
+def common_prefix(lo, hi):
+    """§9.2: length of the common prefix of a range's bounds; 0 when either bound is open (None)."""
+    if lo is None or hi is None:
+        return 0
+    n = 0
+    while n < len(lo) and n < len(hi) and lo[n] == hi[n]:
+        n += 1
+    return n
+
+
+def decode_lower(r):
+    """§9.2. Returns (root_level, root part) with root part None for the empty tree."""
+    level_plus_one = r.varint(256)
+    if level_plus_one == 0:
+        return (-1, None)
+    count = r.varint()
+    nbytes = (count + 3) // 4
+    if nbytes > r.remaining():
+        raise Reject("kind bitmap does not fit")
+    bitmap = r.take(nbytes)
+    kinds = [(bitmap[i // 4] >> (6 - 2 * (i % 4))) & 3 for i in range(count)]
+    if count % 4 and bitmap[-1] & ((1 << (8 - 2 * (count % 4))) - 1):
+        raise Reject("non-zero padding in kind bitmap")
+    nxt = [0]
+
+    def part(depth, lo, hi):
+        """lo, hi: the range bounds the Inner ancestors set (None = open)."""
+        if depth > MAX_DEPTH:
+            raise Reject("nested too deep")
+        if nxt[0] >= count:
+            raise Reject("kind bitmap too short")
+        kind = kinds[nxt[0]]
+        nxt[0] += 1
+        if kind == PRUNED:
+            return ("P", r.hash())
+        if kind == INNER:
+            cp = common_prefix(lo, hi)
+            n = r.varint(MAX_KEY - cp)
+            if n == 0:
+                raise Reject("empty separator suffix")
+            sep = (lo[:cp] if cp else b"") + r.take(n)
+            left = part(depth + 1, lo, sep)
+            right = part(depth + 1, sep, hi)
+            return ("I", sep, left, right)
+        if kind == BOUNDARY:
+            return ("B", part(depth + 1, lo, hi))
+        owner = r.varint(1 << 20) - 1
+        key = value = None
+        if owner < 0:
+            key = r.lp(MAX_KEY)
+            if not key:
+                raise Reject("empty key")
+            vlen = r.varint(MAX_VALUE + 1)
+            value = None if vlen == 0 else r.take(vlen - 1)
+        version = r.varint()
+        return ("L", owner, key, value, version, r.hash())
+
+    root = part(0, None, None)
+    if nxt[0] != count:
+        raise Reject("unused kinds in bitmap")
+    return (level_plus_one - 1, root)
+
+
+def evaluate(proof, claims):
+    """§9.3. claims: list of (key, value or None). Returns (root, resolved) where resolved[i] is an entry tuple
+    (key, value, version, prev) or None."""
+    if not claims:
+        raise Reject("no claims")
+    order = sorted(range(len(claims)), key=lambda i: claims[i][0])
+    for a, b in zip(order, order[1:]):
+        if claims[a][0] == claims[b][0]:
+            raise Reject("duplicate claim")
+    resolved = [None] * len(claims)
+    root_level, root = proof
+    if root is None:
+        if any(v is not None for _, v in claims):
+            raise Reject("empty tree, but a value is claimed")
+        return ZERO, resolved
+    if root[0] != "B":
+        raise Reject("proof root is not a node")
+
+    def E(p, level, slot, C):
+        if p[0] == "P":
+            if C:
+                raise Reject("pruned subtree on a claimed key's path")
+            return p[1]
+        if not C:
+            raise Reject("expanded subtree that no claim reaches")
+        if slot:
+            if p[0] != "B":
+                raise Reject("expected a node boundary")
+            if p[1][0] == "P":
+                raise Reject("node with pruned content")
+            return H(b"\x02", bytes([level]), E(p[1], level, False, C))
+        if p[0] == "I":
+            sep = p[1]
+            left = [i for i in C if claims[i][0] < sep]
+            right = [i for i in C if claims[i][0] >= sep]
+            return H(b"\x01", enc_varint(len(sep)), sep, E(p[2], level, False, left), E(p[3], level, False, right))
+        if p[0] == "B":
+            if level == 0:
+                raise Reject("node boundary inside a leaf")
+            return E(p, level - 1, True, C)
+        if level != 0:
+            raise Reject("entry inside an index node")
+        return entry_hash(*leaf_entry(p, C))
+
+    def leaf_entry(p, C):
+        _, owner, key, value, version, prev = p
+        if owner >= 0:
+            if owner >= len(C):
+                raise Reject("claimed-form owner out of range")
+            for j, i in enumerate(C):
+                if j != owner and claims[i][1] is not None:
+                    raise Reject("a claimed value for a key that is not in the tree")
+            ck, cv = claims[C[owner]]
+            if len(ck) < 1 or len(ck) > MAX_KEY or (cv is not None and len(cv) > MAX_VALUE):
+                raise Reject("claim outside entry limits")
+            entry = (ck, cv, version, prev)
+            resolved[C[owner]] = entry
+            return entry
+        for i in C:
+            if claims[i][0] == key:
+                raise Reject("full-form entry for a claimed key")
+            if claims[i][1] is not None:
+                raise Reject("a claimed value for a key that is not in the tree")
+        return (key, value, version, prev)
+
+    return E(root, root_level, True, order), resolved
+
+
+# ---------------------------------------------------------------- §10 keys proof
+
+def decode_keys_proof(r):
+    if r.u8() != 1:
+        raise Reject("not a keys proof")
+    block_no = r.varint()
+    body_hash = r.hash()
+    n = r.varint(64)
+    path = [r.hash() for _ in range(n)]
+    anchor = r.hash()
+    lower = decode_lower(r)
+    return dict(blockNo=block_no, bodyHash=body_hash, path=path, anchor=anchor, lower=lower)
+
+
+def verify_keys(kp, digest, claims):
+    """§10.2. Returns (resolved, info)."""
+    d, root = digest
+    if kp["blockNo"] > d:
+        raise Reject("proof is for a block after the digest")
+    lower_root, resolved = evaluate(kp["lower"], claims)
+    bh = block_hash(kp["blockNo"], lower_root, kp["bodyHash"])
+    if kp["blockNo"] == d:
+        if kp["path"]:
+            raise Reject("upper path at the digest's own block")
+        computed = digest_root(d, kp["anchor"], bh)
+    else:
+        upper = root_from_inclusion(kp["blockNo"], d, bh, kp["path"])
+        computed = digest_root(d, upper, kp["anchor"])
+    if computed != root:
+        raise Reject("keys proof does not lead to the trusted digest")
+    return resolved, {"lowerRoot": lower_root, "blockHash": bh}
+
+
+def keys_proof(hexproof):
+    r = Reader(bytes.fromhex(hexproof))
+    kp = decode_keys_proof(r)
+    r.end()
+    return kp
+
+
+def check_current_value(inp):
+    kp = keys_proof(inp["proof"])
+    digest = parse_digest(inp["digest"])
+    if kp["blockNo"] != digest[0]:
+        raise Reject("current-value proof is not at the digest's block")
+    resolved, info = verify_keys(kp, digest, [(unhex(inp["key"]), present(inp["value"]))])
+    if resolved[0] is None:
+        raise Reject("claimed key is not in the tree")
+    return info
+
+
+def check_non_existence(inp):
+    kp = keys_proof(inp["proof"])
+    digest = parse_digest(inp["digest"])
+    if kp["blockNo"] != digest[0]:
+        raise Reject("non-existence proof is not at the digest's block")
+    return verify_keys(kp, digest, [(unhex(inp["key"]), None)])[1]
+
+
+def check_inclusion(inp):
+    kp = keys_proof(inp["proof"])
+    if kp["blockNo"] != inp["blockNo"]:
+        raise Reject("proof is for another block")
+    resolved, info = verify_keys(kp, parse_digest(inp["digest"]), [(unhex(inp["key"]), present(inp["value"]))])
+    if resolved[0] is None:
+        raise Reject("claimed key is not in the tree")
+    return info
+
+
+def check_batch(inp):
+    kp = keys_proof(inp["proof"])
+    if kp["blockNo"] != inp["blockNo"]:
+        raise Reject("proof is for another block")
+    claims = [(unhex(c["key"]), unhex(c["value"])) for c in inp["claims"]]
+    return verify_keys(kp, parse_digest(inp["digest"]), claims)[1]
+
+
+# ---------------------------------------------------------------- §11 append-only proof
+
+def check_append_only(inp):
+    r = Reader(bytes.fromhex(inp["proof"]))
+    if r.u8() != 2:
+        raise Reject("not an append-only proof")
+    b1, b2 = r.varint(), r.varint()
+    upper1, bh1, bh2 = r.hash(), r.hash(), r.hash()
+    cons = [r.hash() for _ in range(r.varint(128))]
+    incl = [r.hash() for _ in range(r.varint(128))]
+    r.end()
+    (d1, root1), (d2, root2) = parse_digest(inp["older"]), parse_digest(inp["newer"])
+    if d1 != b1 or d2 != b2:
+        raise Reject("proof is for other blocks than the digests")
+    if b1 >= b2:
+        raise Reject("append-only proof needs b1 < b2")
+    if digest_root(b1, upper1, bh1) != root1:
+        raise Reject("proof does not match the older digest")
+    upper2 = root_from_inclusion(b1, b2, bh1, incl)
+    if b1 == 0:
+        if cons or upper1 != ZERO:
+            raise Reject("from block 0 there is no consistency proof and the first upper root is ZERO")
+    elif root_from_consistency(b1, b2, upper1, cons) != upper2:
+        raise Reject("consistency and inclusion disagree")
+    if digest_root(b2, upper2, bh2) != root2:
+        raise Reject("proof does not match the newer digest")
+    return {"upperRoot1": upper1, "upperRoot2": upper2}
+
+
+# ---------------------------------------------------------------- §12 history proof
+
+def check_history(inp):
+    r = Reader(bytes.fromhex(inp["proof"]))
+    if r.u8() != 3:
+        raise Reject("not a history proof")
+    head = decode_keys_proof(r)
+    older = [decode_lower(r) for _ in range(r.varint(65536))]
+    r.end()
+    digest = parse_digest(inp["digest"])
+    key, limit = unhex(inp["key"]), inp["limit"]
+    versions = [(unhex(v["value"]), v["blockNo"]) for v in inp["versions"]]
+    if limit < 1:
+        raise Reject("limit must be positive")
+    if head["blockNo"] != digest[0]:
+        raise Reject("history must start at the digest's block")
+    if len(versions) > limit or (versions and len(versions) != len(older) + 1):
+        raise Reject("version count does not match the proof")
+    if not versions:
+        resolved, _ = verify_keys(head, digest, [(key, None)])
+        if resolved[0] is not None or older:
+            raise Reject("key has history but none was claimed")
+        return {}
+    resolved, _ = verify_keys(head, digest, [(key, versions[0][0])])
+    e = resolved[0]
+    if e is None:
+        raise Reject("key is not in the tree")
+    if e[2] != versions[0][1]:
+        raise Reject("wrong version number")
+    for i in range(1, len(versions)):
+        p = older[i - 1]
+        if p[0] != 0:
+            raise Reject("older version must be proven in one leaf")
+        if e[3] == ZERO:
+            raise Reject("version has no predecessor")
+        leaf_root, found = evaluate(p, [(key, versions[i][0])])
+        if leaf_root != e[3]:
+            raise Reject("older version is not in the leaf its successor points to")
+        if found[0] is None:
+            raise Reject("older version missing from its leaf")
+        if found[0][2] >= e[2]:
+            raise Reject("versions must go strictly back in time")
+        e = found[0]
+        if e[2] != versions[i][1]:
+            raise Reject("wrong version number")
+    if len(versions) < limit and e[3] != ZERO:
+        raise Reject("history stops early although older versions exist")
+    return {}
+
+
+# ---------------------------------------------------------------- vector harness
+
+def unhex(s):
+    return None if s is None else bytes.fromhex(s)
+
+
+def present(s):
+    if s is None:
+        raise Reject("a value claim needs a value")
+    return bytes.fromhex(s)
+
+
+def parse_digest(d):
+    return (d["blockNo"], bytes.fromhex(d["root"]))
+
+
+VERIFIERS = {
+    "verifyCurrentValue": check_current_value,
+    "verifyNonExistence": check_non_existence,
+    "verifyInclusion": check_inclusion,
+    "verifyBatch": check_batch,
+    "verifyHistory": check_history,
+    "verifyAppendOnly": check_append_only,
+}
+
+FLIP = re.compile(r"modified-proof\[(\d+)\]-bit-@(\d)$")
+
+
+class Tally:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, ok, what):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print("FAIL " + what)
+
+
+def run_proof_file(data, fname, t, exhaustive):
+    check = VERIFIERS[data["verifier"]]
+    for v in data["vectors"]:
+        name = "%s %s" % (fname, v["name"])
+        try:
+            info = check(v["input"])
+            bad = [k for k, want in v.get("expect", {}).items() if info.get(k, b"").hex() != want]
+            t.check(not bad, name + ": valid proof verified but computed " + ",".join(bad) + " differ")
+        except Reject as e:
+            t.check(False, name + ": valid proof rejected: " + str(e))
+        if exhaustive:
+            flip_every_bit(check, v["input"], name, t)
+        for m in v["invalid"]:
+            merged = dict(v["input"])
+            merged.update(m["input"])
+            what = "%s / %s" % (name, m["name"])
+            fm = FLIP.match(m["name"])
+            if fm:
+                a = bytearray.fromhex(v["input"]["proof"])
+                a[int(fm.group(1))] ^= 1 << int(fm.group(2))
+                t.check(bytes(a).hex() == merged["proof"], what + ": does not flip the bit it names")
+            try:
+                check(merged)
+                t.check(False, what + ": tampered input accepted")
+            except Reject:
+                t.check(True, what)
+
+
+def flip_every_bit(check, valid, name, t):
+    """--exhaustive: every single-bit change of a valid proof must be rejected."""
+    proof = bytes.fromhex(valid["proof"])
+    for i in range(len(proof)):
+        for bit in range(8):
+            p = bytearray(proof)
+            p[i] ^= 1 << bit
+            inp = dict(valid)
+            inp["proof"] = p.hex()
+            try:
+                check(inp)
+                t.check(False, "%s: proof with bit %d of byte %d flipped accepted" % (name, bit, i))
+            except Reject:
+                t.check(True, "")
+
+
+def run_entry_hash(data, t):
+    for v in data["vectors"]:
+        e = (unhex(v["key"]), unhex(v["value"]), v["version"], unhex(v["prev"]))
+        t.check(entry_encoding(*e).hex() == v["encoding"], "entry-hash %s: encoding" % v["name"])
+        t.check(entry_hash(*e).hex() == v["hash"], "entry-hash %s: hash" % v["name"])
+        r = Reader(bytes.fromhex(v["encoding"]))
+        t.check(read_entry(r) == e and r.remaining() == 0, "entry-hash %s: decode" % v["name"])
+
+
+def run_primitives(data, t):
+    tags = {"entry": "00", "inner": "01", "node": "02", "block": "10", "body": "11", "digest": "20",
+            "upperInner": "31"}
+    t.check(data["tags"] == tags, "primitives: domain tags")
+    for v in data["varint"]:
+        t.check(enc_varint(v["value"]).hex() == v["encoding"], "primitives: varint %d" % v["value"])
+        r = Reader(bytes.fromhex(v["encoding"]))
+        t.check(r.varint() == v["value"] and r.remaining() == 0, "primitives: varint decode %d" % v["value"])
+    for v in data["varintInvalid"]:
+        try:
+            Reader(bytes.fromhex(v["encoding"])).varint()
+            t.check(False, "primitives: invalid varint %s accepted" % v["encoding"])
+        except Reject:
+            t.check(True, "")
+    for v in data["u64"]:
+        t.check(enc_u64(v["value"]).hex() == v["encoding"], "primitives: u64 %d" % v["value"])
+    for v in data["ordering"]:
+        a, b = bytes.fromhex(v["a"]), bytes.fromhex(v["b"])
+        t.check((a > b) - (a < b) == v["cmp"], "primitives: ordering %s %s" % (v["a"], v["b"]))
+    for v in data["separators"]:
+        s = shortest_separator(bytes.fromhex(v["left"]), bytes.fromhex(v["right"]))
+        t.check(s.hex() == v["separator"], "primitives: separator %s %s" % (v["left"], v["right"]))
+    t.check(["%08x" % x for x in TABLE] == data["buzhashTable"], "primitives: buzhash table")
+    for v in data["treeParams"]:
+        p = (v["leafTargetBytes"], v["leafMaxBytes"], v["indexTargetFanout"], v["indexMaxFanout"])
+        t.check(encode_params(p).hex() == v["encoding"] and decode_params(bytes.fromhex(v["encoding"])) == p,
+                "primitives: tree params " + v["name"])
+    for v in data["treeParamsInvalid"]:
+        try:
+            decode_params(bytes.fromhex(v["encoding"]))
+            t.check(False, "primitives: invalid tree params %s accepted" % v["name"])
+        except Reject:
+            t.check(True, "")
+    for v in data["countSplits"]:
+        got = []
+        all_splits(count_split, 0, v["items"], got)
+        t.check(got == v["splits"], "primitives: count splits of %d items" % v["items"])
+    for v in data["indexSplits"]:
+        got = []
+        all_splits(lambda lo, hi: weighted_split(v["counts"], lo, hi), 0, len(v["counts"]), got)
+        t.check(got == v["splits"], "primitives: index splits " + v["name"])
+    for v in data["lowerProofLimits"]:
+        try:
+            VERIFIERS[v["verifier"]](v["input"])
+            t.check(v["valid"], "primitives: lower-proof limit %s accepted" % v["name"])
+        except Reject as e:
+            t.check(not v["valid"], "primitives: lower-proof limit %s rejected: %s" % (v["name"], e))
+    h = data["hashes"]
+    x = lambda s: bytes.fromhex(s)
+    i = h["inner"]
+    t.check(H(b"\x01", enc_varint(len(x(i["sep"]))), x(i["sep"]), x(i["left"]), x(i["right"])).hex() == i["hash"],
+            "primitives: inner hash")
+    n = h["node"]
+    t.check(H(b"\x02", bytes([n["level"]]), x(n["itemsRoot"])).hex() == n["hash"], "primitives: node hash")
+    b = h["block"]
+    t.check(block_hash(b["blockNo"], x(b["lowerRoot"]), x(b["bodyHash"])).hex() == b["hash"], "primitives: block")
+    t.check(H(b"\x11", x(h["body"]["body"])).hex() == h["body"]["hash"], "primitives: body hash")
+    d = h["digest"]
+    t.check(digest_root(d["blockNo"], x(d["upperRoot"]), x(d["blockHash"])).hex() == d["hash"], "primitives: digest")
+    u = h["upperInner"]
+    t.check(upper_inner(x(u["left"]), x(u["right"])).hex() == u["hash"], "primitives: upper inner")
+
+
+def all_splits(split, lo, hi, out):
+    """The split points [lo, hi, m] of a routing tree over items lo..hi-1, in preorder."""
+    if hi - lo >= 2:
+        m = split(lo, hi)
+        out.append([lo, hi, m])
+        all_splits(split, lo, m, out)
+        all_splits(split, m, hi, out)
+
+
+def run_tree_build(data, t, lower_roots):
+    for v in data["vectors"]:
+        name = "tree-build " + v["name"]
+        p = v["params"]
+        params = (p["leafTargetBytes"], p["leafMaxBytes"], p["indexTargetFanout"], p["indexMaxFanout"])
+        t.check(encode_params(params).hex() == p["encoding"], name + ": params encoding")
+        entries = [(unhex(e["key"]), unhex(e["value"]), e["version"], unhex(e["prev"])) for e in v["entries"]]
+        root, levels, rules = build_tree(entries, params)
+        t.check(root.hex() == v["root"], name + ": root")
+        t.check([len(l) for l in levels] == v["nodesPerLevel"], name + ": nodes per level")
+        t.check(sorted(rules) == v["boundaryRules"], name + ": boundary rules %s" % sorted(rules))
+        if "nodes" in v:
+            flat = [n for level in levels for n in level]
+            want = [(n["level"], n["hash"], n["encoding"]) for n in v["nodes"]]
+            got = [(n.level, n.hash.hex(), n.encoding().hex()) for n in flat]
+            t.check(got == want, name + ": node-by-node")
+            for n in v["nodes"]:
+                t.check(decode_node(bytes.fromhex(n["encoding"])).hex() == n["hash"],
+                        name + ": a node's hash from its storage encoding")
+        if "lowerRootOf" in v:
+            o = v["lowerRootOf"]
+            t.check(lower_roots.get((o["ledger"], o["blockNo"])) == v["root"], name + ": equals the ledger's lower root")
+    for v in data.get("invalidNodes", []):
+        try:
+            decode_node(bytes.fromhex(v["encoding"]))
+            t.check(False, "tree-build invalid node %s accepted" % v["name"])
+        except Reject:
+            t.check(True, "")
+
+
+def run_ledger(data, t):
+    lower_roots = {}
+    for l in data["vectors"]:
+        hashes = []
+        p = l["params"]
+        params = (p["leafTargetBytes"], p["leafMaxBytes"], p["indexTargetFanout"], p["indexMaxFanout"])
+        prev_ts = None
+        for b in l["blocks"]:
+            name = "ledger %s block %d" % (l["name"], b["number"])
+            t.check(b["number"] == len(hashes), name + ": numbering")
+            meta = [(m["key"].encode("utf-8"), bytes.fromhex(m["value"])) for m in b["meta"]]
+            body = block_body(b["timestamp"], [bytes.fromhex(x) for x in b["txIds"]], meta)
+            lower = bytes.fromhex(b["lowerRoot"])
+            t.check((lower + body).hex() == b["record"], name + ": record")
+            decoded = decode_record(bytes.fromhex(b["record"]))
+            t.check(decoded == (lower, b["timestamp"], [bytes.fromhex(x) for x in b["txIds"]], meta),
+                    name + ": record decodes")
+            bh = H(b"\x11", body)
+            t.check(bh.hex() == b["bodyHash"], name + ": body hash")
+            blk = block_hash(b["number"], lower, bh)
+            t.check(blk.hex() == b["blockHash"], name + ": block hash")
+            upper = mth(hashes)
+            t.check(upper.hex() == b["upperRoot"], name + ": upper root")
+            t.check(digest_root(b["number"], upper, blk).hex() == b["digest"], name + ": digest")
+            t.check(prev_ts is None or b["timestamp"] >= prev_ts, name + ": timestamp order")
+            if b["number"] == 0:
+                md = dict(meta)
+                ok = (lower == ZERO and not b["txIds"] and md.get(b"format") == b"glassledger/1"
+                      and md.get(b"hash") == b"SHA-256" and decode_params(md.get(b"tree", b"")) == params)
+                t.check(ok, name + ": genesis")
+            prev_ts = b["timestamp"]
+            hashes.append(blk)
+            lower_roots[(l["name"], b["number"])] = b["lowerRoot"]
+    for v in data.get("invalidRecords", []):
+        try:
+            decode_record(bytes.fromhex(v["record"]))
+            t.check(False, "ledger invalid record %s accepted" % v["name"])
+        except Reject:
+            t.check(True, "")
+    return lower_roots
+
+
+def main(argv):
+    args = [a for a in argv[1:] if a != "--exhaustive"]
+    exhaustive = len(args) != len(argv) - 1
+    if len(args) != 1:
+        print("usage: verify_vectors.py [--exhaustive] VECTOR_DIR", file=sys.stderr)
+        return 2
+    directory = args[0]
+    t = Tally()
+    files = sorted(f for f in os.listdir(directory) if f.endswith(".json"))
+    loaded = {}
+    for f in files:
+        with open(os.path.join(directory, f), encoding="utf-8") as fh:
+            loaded[f] = json.load(fh)
+    lower_roots = {}
+    if "ledger.json" in loaded:
+        lower_roots = run_ledger(loaded["ledger.json"], t)
+    for f in files:
+        data = loaded[f]
+        try:
+            if "verifier" in data:
+                run_proof_file(data, f, t, exhaustive)
+            elif f == "entry-hash.json":
+                run_entry_hash(data, t)
+            elif f == "primitives.json":
+                run_primitives(data, t)
+            elif f == "tree-build.json":
+                run_tree_build(data, t, lower_roots)
+            elif f != "ledger.json":
+                t.check(False, f + ": unknown vector file")
+        except (Reject, KeyError, ValueError) as e:
+            t.check(False, "%s: %s: %s" % (f, type(e).__name__, e))
+    print("%d passed, %d failed" % (t.passed, t.failed))
+    return 0 if t.failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
