@@ -1,7 +1,5 @@
 package io.glassledger.core.ledger;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import io.glassledger.core.LedgerException;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
@@ -47,7 +45,7 @@ public final class Ledger {
 
     private final NodeStore store;
     private final TreeParams params;
-    private final Cache<Hash, Node> cache;
+    private final NodeCache cache;
     private final NodeSource source;
     private final PosTree tree;
     private final TreeProver prover;
@@ -61,23 +59,24 @@ public final class Ledger {
     private Ledger(NodeStore store, TreeParams params, long cacheBytes) {
         this.store = store;
         this.params = params;
-        this.cache = Caffeine.newBuilder().maximumWeight(cacheBytes)
-                .weigher((Hash h, Node n) -> n.weight()).build();
-        this.source = h -> {
-            Node n = cache.getIfPresent(h);
-            if (n == null) {
-                byte[] b = store.node(h);
-                if (b == null) {
-                    throw new MissingNodeException(h);
-                }
-                n = Node.decode(b);
-                cache.put(h, n);
-            }
-            return n;
-        };
+        this.cache = new NodeCache(cacheBytes);
+        this.source = this::load;
         this.tree = new PosTree(source, params);
         this.prover = new TreeProver(source);
         this.upper = new UpperTree(store);
+    }
+
+    private Node load(Hash h) {
+        Node n = cache.get(h);
+        if (n == null) {
+            byte[] b = store.node(h);
+            if (b == null) {
+                throw new MissingNodeException(h);
+            }
+            n = Node.decodeRecord(b, source);
+            cache.put(h, n);
+        }
+        return n;
     }
 
     /** Opens the ledger in {@code store}, writing a genesis block with {@code params} if the store is empty. */
@@ -220,7 +219,11 @@ public final class Ledger {
             PosTree.Result r = t.apply(h.block().lowerRoot(), writes, maker(number));
             for (Node n : r.created()) {
                 overlay.put(n.hash(), n);
-                batch.putNode(n.hash(), n.encode());
+                // Never rewrite a stored node: its record may be the base of others, and a delta written over it
+                // could close a cycle of bases.
+                if (!batch.hasNode(n.hash()) && !store.hasNode(n.hash())) {
+                    batch.putNode(n.hash(), n.record());
+                }
             }
             Block b = new Block(number, spec.timestamp(), r.root(), spec.txIds(), new TreeMap<>());
             batch.putBlock(number, b.encode());
@@ -234,7 +237,7 @@ public final class Ledger {
             return blocks;
         }
         store.write(batch);
-        cache.putAll(overlay);
+        overlay.forEach(cache::put);
         head = h;
         return blocks;
     }

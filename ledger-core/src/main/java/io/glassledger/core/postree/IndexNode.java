@@ -18,8 +18,8 @@ public final class IndexNode extends Node {
     private final long[] prefix;
 
     IndexNode(int level, Hash[] children, Bytes[] seps, long[] counts) {
-        if (level < 1 || level > 255) {
-            throw new IllegalArgumentException("index level must be 1..255");
+        if (level < 1 || level > 254) {
+            throw new IllegalArgumentException("index level must be 1..254");
         }
         this.level = level;
         this.children = children;
@@ -124,6 +124,45 @@ public final class IndexNode extends Node {
             n += s.length() + 2;
         }
         return n + children.length * (Hash.LENGTH + 4);
+    }
+
+    @Override
+    void writeItem(ByteWriter w, int i) {
+        if (i > 0) {
+            w.lengthPrefixed(seps[i]);
+        }
+        w.varint(counts[i]);
+        w.hash(children[i]);
+    }
+
+    @Override
+    Node withEdits(io.glassledger.core.codec.ByteReader r, int n) {
+        Hash[] cs = children.clone();
+        Bytes[] ss = seps.clone();
+        long[] ns = counts.clone();
+        int last = -1;
+        for (int k = 0; k < n; k++) {
+            int i = r.varint(cs.length - 1);
+            if (i <= last) {
+                throw new io.glassledger.core.codec.MalformedException("delta indexes not increasing");
+            }
+            last = i;
+            if (i > 0) {
+                ss[i] = r.lengthPrefixed(Entry.MAX_KEY_BYTES);
+            }
+            ns[i] = r.varint();
+            cs[i] = r.hash();
+        }
+        for (int i = 1; i < ss.length; i++) {
+            if (ss[i].length() == 0 || (i > 1 && ss[i - 1].compareTo(ss[i]) >= 0)) {
+                throw new io.glassledger.core.codec.MalformedException("delta breaks separator order at " + i);
+            }
+        }
+        try {
+            return new IndexNode(level, cs, ss, ns);
+        } catch (IllegalArgumentException e) {
+            throw new io.glassledger.core.codec.MalformedException(e.getMessage());
+        }
     }
 
     @Override

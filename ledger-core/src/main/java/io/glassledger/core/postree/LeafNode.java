@@ -92,6 +92,31 @@ public final class LeafNode extends Node {
     }
 
     @Override
+    void writeItem(ByteWriter w, int i) {
+        entries[i].write(w);
+    }
+
+    @Override
+    Node withEdits(io.glassledger.core.codec.ByteReader r, int n) {
+        Entry[] es = entries.clone();
+        int last = -1;
+        for (int k = 0; k < n; k++) {
+            int i = r.varint(es.length - 1);
+            if (i <= last) {
+                throw new io.glassledger.core.codec.MalformedException("delta indexes not increasing");
+            }
+            last = i;
+            es[i] = Entry.read(r);
+        }
+        for (int i = 1; i < es.length; i++) {
+            if (es[i - 1].key().compareTo(es[i].key()) >= 0) {
+                throw new io.glassledger.core.codec.MalformedException("delta breaks key order at " + i);
+            }
+        }
+        return new LeafNode(es);
+    }
+
+    @Override
     public void writeItems(ByteWriter w) {
         for (Entry e : entries) {
             e.write(w);

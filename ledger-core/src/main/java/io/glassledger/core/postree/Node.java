@@ -24,6 +24,10 @@ public abstract sealed class Node permits LeafNode, IndexNode {
     private byte[] tree;
     private int weight;
     private Node base;
+    /** The node this one replaced, until it is stored: the base of its delta record. */
+    private Node derivedFrom;
+    /** Length of the delta chain of this node's stored record: 0 for a full record, -1 if not known. */
+    private int storedDepth = -1;
     private Bytes firstKey;
     private Bytes lastKey;
 
@@ -69,10 +73,76 @@ public abstract sealed class Node permits LeafNode, IndexNode {
      * item ranges are copied from it instead of rehashed: an update rehashes one path per node, not the node.
      */
     final void deriveFrom(Node old) {
+        derivedFrom = old;
         if (tree == null) {
             base = old;
         }
     }
+
+    /** First byte of a delta record; a full record starts with the node's level, which is at most 254. */
+    public static final int DELTA_TAG = 0xFF;
+    /** A delta record's base chain never grows longer than this. */
+    public static final int MAX_DELTA_DEPTH = 16;
+
+    /**
+     * The bytes to store under this node's hash. A node that replaced an old node of the same level and size, with
+     * at most half its items changed, is stored as {@code u8 0xFF, base hash[32], u8 depth, varint n,
+     * n × (varint index, item)}, where depth = the base's depth + 1 &lt;= {@link #MAX_DELTA_DEPTH} and an item is
+     * written as in the full encoding. Otherwise the full encoding. Storage only: hashes never see this.
+     */
+    public final byte[] record() {
+        Node b = derivedFrom;
+        derivedFrom = null;
+        if (b != null && b.storedDepth >= 0 && b.storedDepth < MAX_DELTA_DEPTH && b.level() == level()
+                && b.size() == size()) {
+            int n = size();
+            int[] edits = new int[n];
+            int ne = 0;
+            for (int i = 0; i < n; i++) {
+                if (!sameItem(b, i) || (this instanceof IndexNode && i > 0 && !sameSeparator(b, i))) {
+                    edits[ne++] = i;
+                }
+            }
+            if (ne >= 1 && ne * 2 <= n) {
+                ByteWriter w = new ByteWriter(48 + ne * 64);
+                w.u8(DELTA_TAG).hash(b.hash()).u8(b.storedDepth + 1).varint(ne);
+                for (int k = 0; k < ne; k++) {
+                    w.varint(edits[k]);
+                    writeItem(w, edits[k]);
+                }
+                storedDepth = b.storedDepth + 1;
+                return w.toByteArray();
+            }
+        }
+        storedDepth = 0;
+        return encode();
+    }
+
+    /** Decodes a stored record, full or delta; a delta's base is read through {@code src}. */
+    public static Node decodeRecord(byte[] rec, NodeSource src) {
+        if (rec.length == 0 || (rec[0] & 0xff) != DELTA_TAG) {
+            Node n = decode(rec);
+            n.storedDepth = 0;
+            return n;
+        }
+        ByteReader r = new ByteReader(rec);
+        r.u8();
+        Node b = src.node(r.hash());
+        int depth = r.u8();
+        if (depth < 1 || depth > MAX_DELTA_DEPTH) {
+            throw new MalformedException("delta depth " + depth + " out of range");
+        }
+        int ne = r.varint(b.size());
+        Node n = b.withEdits(r, ne);
+        r.expectEnd();
+        n.storedDepth = depth;
+        return n;
+    }
+
+    abstract void writeItem(ByteWriter w, int i);
+
+    /** A copy of this node with {@code n} (index, item) edits read from {@code r}, indexes strictly increasing. */
+    abstract Node withEdits(ByteReader r, int n);
 
     /** The routing Merkle tree in preorder, 32 bytes per hash: [lo,hi) at i has children at i+1 and i+2(m-lo). */
     private byte[] tree() {
@@ -197,6 +267,9 @@ public abstract sealed class Node permits LeafNode, IndexNode {
     public static Node decode(byte[] data) {
         ByteReader r = new ByteReader(data);
         int level = r.u8();
+        if (level == DELTA_TAG) {
+            throw new MalformedException("a delta record is not a node encoding");
+        }
         int count = r.varint(1 << 20);
         if (count == 0) {
             throw new MalformedException("empty node");

@@ -50,8 +50,18 @@ final class TreeDiff {
                     a.descend();
                 }
             } else if (la > 0) {
-                a.descend();
-                b.descend();
+                // A node inserted (or removed) on one side shifts the other's items by one: descend only into
+                // the extra one, so that the shared node after it is then skipped, not read.
+                if (a.itemHash().equals(b.peekNext())) {
+                    b.descend();
+                    b.pin();
+                } else if (b.itemHash().equals(a.peekNext())) {
+                    a.descend();
+                    a.pin();
+                } else {
+                    a.descend();
+                    b.descend();
+                }
             } else {
                 Entry ea = a.entry();
                 Entry eb = b.entry();
@@ -76,6 +86,8 @@ final class TreeDiff {
         private final List<Node> nodes = new ArrayList<>();
         private final List<Integer> idx = new ArrayList<>();
         boolean end;
+        /** Stack depth that a deliberate descent must not be lifted out of, until the side moves past it. */
+        private int pin;
 
         Side(NodeSource src, Hash root) {
             this.src = src;
@@ -104,7 +116,18 @@ final class TreeDiff {
         }
 
         boolean canLift() {
-            return nodes.size() > 1 && idx.get(top()) == 0;
+            return nodes.size() > 1 && nodes.size() > pin && idx.get(top()) == 0;
+        }
+
+        void pin() {
+            pin = nodes.size();
+        }
+
+        /** The hash of the item after the current one in the same node, or null. */
+        Hash peekNext() {
+            int t = top();
+            int i = idx.get(t) + 1;
+            return i < nodes.get(t).size() ? nodes.get(t).itemHash(i) : null;
         }
 
         void lift() {
@@ -128,6 +151,9 @@ final class TreeDiff {
                 }
                 nodes.remove(t);
                 idx.remove(t);
+                if (nodes.size() < pin) {
+                    pin = 0;
+                }
                 if (nodes.isEmpty()) {
                     end = true;
                     return;

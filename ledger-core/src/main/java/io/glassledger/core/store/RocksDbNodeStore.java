@@ -28,8 +28,8 @@ import org.rocksdb.WriteOptions;
  * A {@link NodeStore} in RocksDB. Column families:
  * <ul>
  *   <li>{@code default}: metadata, UTF-8 name → bytes.</li>
- *   <li>{@code nodes}: node hash (32 bytes) → node encoding ({@link io.glassledger.core.postree.Node}). Keys are
- *       content hashes, so a key is never rewritten with another value; no compression (hashes and values are
+ *   <li>{@code nodes}: node hash (32 bytes) → node record: the full encoding or a delta against an older node
+ *       ({@link io.glassledger.core.postree.Node#record()}). The ledger never rewrites a stored key; no compression (hashes and values are
  *       high-entropy), bloom filters for point lookups.</li>
  *   <li>{@code blocks}: u64 big-endian block number → block record ({@link io.glassledger.core.ledger.Block}).</li>
  *   <li>{@code upper}: u8 level || u64 big-endian index → 32-byte hash of that complete subtree of the upper tree.</li>
@@ -145,6 +145,12 @@ public final class RocksDbNodeStore implements NodeStore {
     @Override
     public byte[] node(Hash hash) {
         return get(nodesCf, hash.unsafeArray());
+    }
+
+    @Override
+    public boolean hasNode(Hash hash) {
+        // The bloom filter answers most misses without a read.
+        return db.keyMayExist(nodesCf, hash.unsafeArray(), null) && node(hash) != null;
     }
 
     @Override

@@ -21,6 +21,10 @@ public final class StoreBatch {
         return this;
     }
 
+    public boolean hasNode(Hash hash) {
+        return nodes.containsKey(hash);
+    }
+
     public StoreBatch putBlock(long number, byte[] record) {
         blocks.put(number, record);
         return this;
