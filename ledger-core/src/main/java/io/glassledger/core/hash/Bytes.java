@@ -72,10 +72,6 @@ public final class Bytes implements Comparable<Bytes> {
         return Arrays.compareUnsigned(data, o.data);
     }
 
-    public static int compare(byte[] a, byte[] b) {
-        return Arrays.compareUnsigned(a, b);
-    }
-
     @Override
     public boolean equals(Object o) {
         return o instanceof Bytes b && Arrays.equals(data, b.data);

@@ -22,7 +22,6 @@ import io.glassledger.core.proof.LowerProof;
 import io.glassledger.core.proof.Version;
 import io.glassledger.core.store.NodeStore;
 import io.glassledger.core.store.StoreBatch;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -366,9 +365,5 @@ public final class Ledger {
             e = previous(e, key);
         }
         return new History(versions, new HistoryProof(head, older));
-    }
-
-    static String utf8(Bytes b) {
-        return new String(b.unsafeArray(), StandardCharsets.UTF_8);
     }
 }

@@ -49,18 +49,6 @@ public final class PosTree {
         return i >= 0 ? leaf.entry(i) : null;
     }
 
-    /** The leaf on the search path of {@code key}; null for the empty tree. */
-    public LeafNode leafFor(Hash root, Bytes key) {
-        if (root.isZero()) {
-            return null;
-        }
-        Node n = src.node(root);
-        while (n instanceof IndexNode in) {
-            n = src.node(in.child(in.route(key)));
-        }
-        return (LeafNode) n;
-    }
-
     /** Builds the tree of {@code entries}, which must be in strictly increasing key order. */
     public Result build(List<Entry> entries) {
         Map<Hash, Node> created = new LinkedHashMap<>();

@@ -46,7 +46,6 @@ public final class RocksDbNodeStore implements NodeStore {
     }
 
     private final Path dir;
-    private final boolean sync;
     private final RocksDB db;
     private final LRUCache cache;
     private final DBOptions dbOptions;
@@ -69,7 +68,6 @@ public final class RocksDbNodeStore implements NodeStore {
      */
     public RocksDbNodeStore(Path dir, boolean sync, long cacheBytes) {
         this.dir = dir;
-        this.sync = sync;
         try {
             Files.createDirectories(dir);
             cache = new LRUCache(cacheBytes);
@@ -221,10 +219,6 @@ public final class RocksDbNodeStore implements NodeStore {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    public boolean isSync() {
-        return sync;
     }
 
     @Override

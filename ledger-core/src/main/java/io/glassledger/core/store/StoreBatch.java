@@ -44,15 +44,4 @@ public final class StoreBatch {
         return this;
     }
 
-    public int nodeCount() {
-        return nodes.size();
-    }
-
-    public long nodeBytes() {
-        long n = 0;
-        for (byte[] b : nodes.values()) {
-            n += b.length + Hash.LENGTH;
-        }
-        return n;
-    }
 }
