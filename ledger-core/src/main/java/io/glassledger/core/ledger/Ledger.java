@@ -72,7 +72,7 @@ public final class Ledger {
             if (b == null) {
                 throw new MissingNodeException(h);
             }
-            n = Node.decodeRecord(b, source);
+            n = Node.decodeRecord(h, b, source);
             cache.put(h, n);
         }
         return n;
@@ -218,9 +218,10 @@ public final class Ledger {
             PosTree.Result r = t.apply(h.block().lowerRoot(), writes, maker(number));
             for (Node n : r.created()) {
                 overlay.put(n.hash(), n);
-                // Never rewrite a stored node: its record may be the base of others, and a delta written over it
-                // could close a cycle of bases.
-                if (!batch.hasNode(n.hash()) && !store.hasNode(n.hash())) {
+                // A stored record is never rewritten (a delta over it could close a cycle of bases). apply() reports
+                // no node of the old tree as created, and entries carry strictly increasing versions, so no other
+                // created node can already be stored: content never returns to an earlier state.
+                if (!batch.hasNode(n.hash())) {
                     batch.putNode(n.hash(), n.record());
                 }
             }

@@ -118,8 +118,18 @@ public abstract sealed class Node permits LeafNode, IndexNode {
         return encode();
     }
 
-    /** Decodes a stored record, full or delta; a delta's base is read through {@code src}. */
-    public static Node decodeRecord(byte[] rec, NodeSource src) {
+    /**
+     * Decodes a stored record, full or delta; a delta's base is read through {@code src}. The node is taken to have
+     * hash {@code h}, the key it was stored under, so that it is not rehashed on load: the store is trusted here
+     * (auditors and verifiers recompute hashes from content).
+     */
+    public static Node decodeRecord(Hash h, byte[] rec, NodeSource src) {
+        Node n = decodeRecord(rec, src);
+        n.hash = h;
+        return n;
+    }
+
+    private static Node decodeRecord(byte[] rec, NodeSource src) {
         if (rec.length == 0 || (rec[0] & 0xff) != DELTA_TAG) {
             Node n = decode(rec);
             n.storedDepth = 0;

@@ -19,7 +19,7 @@ public final class PosTree {
     private final NodeSource src;
     private final TreeParams params;
 
-    /** The new root and the nodes created for it, children before parents. */
+    /** The new root and the nodes created for it (none of which is a node of the old tree), children first. */
     public record Result(Hash root, List<Node> created) {
     }
 
@@ -57,6 +57,9 @@ public final class PosTree {
             b.addEntry(e);
         }
         b.finish();
+        for (Node n : b.out) {
+            created.put(n.hash(), n);
+        }
         return finishTop(b.out, 0, created);
     }
 
@@ -182,11 +185,23 @@ public final class PosTree {
                 }
             }
             for (Node n : b.out) {
-                created.put(n.hash(), n);
+                if (!reemitted(n, visited, covered)) {
+                    created.put(n.hash(), n);
+                }
             }
             spans.add(new Span(start, covered, b.out));
         }
         return spans;
+    }
+
+    /** A span may cut an old node out again unchanged; that node is already stored and is not new. */
+    private static boolean reemitted(Node n, List<Node> visited, int covered) {
+        for (int k = 0; k < covered; k++) {
+            if (visited.get(k).hash().equals(n.hash())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void normalize(Cursor s, List<Node> visited) {
@@ -197,11 +212,11 @@ public final class PosTree {
         }
     }
 
-    /** Builds levels above {@code nodes} until one node remains, then drops single-child roots. */
+    /**
+     * Builds levels above {@code nodes} (already in {@code created} if new) until one node remains, then drops
+     * single-child roots.
+     */
     private Result finishTop(List<Node> nodes, int level, Map<Hash, Node> created) {
-        for (Node n : nodes) {
-            created.put(n.hash(), n);
-        }
         while (nodes.size() > 1) {
             LevelBuilder b = new LevelBuilder(++level, params, src);
             for (Node n : nodes) {
