@@ -14,11 +14,6 @@ public interface NodeStore extends AutoCloseable {
     /** The encoded node, or null. */
     byte[] node(Hash hash);
 
-    /** Whether a node record is stored under this hash. */
-    default boolean hasNode(Hash hash) {
-        return node(hash) != null;
-    }
-
     /** The block record, or null. */
     byte[] block(long number);
 

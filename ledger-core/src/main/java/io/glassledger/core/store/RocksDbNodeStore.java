@@ -146,12 +146,6 @@ public final class RocksDbNodeStore implements NodeStore {
     }
 
     @Override
-    public boolean hasNode(Hash hash) {
-        // The bloom filter answers most misses without a read.
-        return db.keyMayExist(nodesCf, hash.unsafeArray(), null) && node(hash) != null;
-    }
-
-    @Override
     public byte[] block(long number) {
         return number < 0 ? null : get(blocksCf, u64(number));
     }
