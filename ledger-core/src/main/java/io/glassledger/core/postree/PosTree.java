@@ -143,6 +143,13 @@ public final class PosTree {
             Cursor s = regions.get(r).pos.copy();
             s.setTopIdx(0);
             Cursor start = s.copy();
+            if (level > 0) {
+                int end = replaceInPlace(regions, r, s, spans, created);
+                if (end > r) {
+                    r = end;
+                    continue;
+                }
+            }
             long crossings0 = s.crossings;
             LevelBuilder b = new LevelBuilder(level, params, src);
             List<Node> visited = new ArrayList<>();
@@ -192,6 +199,66 @@ public final class PosTree {
             spans.add(new Span(start, covered, b.out));
         }
         return spans;
+    }
+
+    /**
+     * The common case at index levels, without re-cutting: every region in the node at {@code s} replaces one child
+     * by one new node whose hash gives the same boundary decision and whose first and last keys are the old child's.
+     * Then every boundary and separator stays, and the new node is the old one with those children swapped, exactly
+     * what re-cutting would give. Returns the index past the regions it handled, or {@code r} if it did not apply.
+     */
+    private int replaceInPlace(List<Region> regions, int r, Cursor s, List<Span> spans, Map<Hash, Node> created) {
+        IndexNode old = (IndexNode) s.top();
+        Hash[] children = new Hash[old.size()];
+        long[] counts = new long[old.size()];
+        Bytes[] seps = new Bytes[old.size()];
+        Node[] fresh = new Node[old.size()];
+        for (int i = 0; i < children.length; i++) {
+            children[i] = old.child(i);
+            counts[i] = old.childCount(i);
+            seps[i] = old.separator(i);
+        }
+        int k = r;
+        while (k < regions.size() && sameNode(regions.get(k).pos, s)) {
+            Region g = regions.get(k);
+            int i = g.pos.topIdx();
+            if (g.remove != 1 || g.insert.size() != 1 || i >= children.length) {
+                return r;
+            }
+            Ref nr = (Ref) g.insert.get(0);
+            long mask = params.indexMask();
+            if (((nr.hash.prefixLong() & mask) == 0) != ((old.child(i).prefixLong() & mask) == 0)) {
+                return r;
+            }
+            Node oldChild = src.node(old.child(i));
+            Node newChild = nr.node(src);
+            if ((i > 0 && !oldChild.firstKey(src).equals(newChild.firstKey(src)))
+                    || (i + 1 < children.length && !oldChild.lastKey(src).equals(newChild.lastKey(src)))) {
+                return r;
+            }
+            children[i] = nr.hash;
+            counts[i] = nr.count;
+            fresh[i] = newChild;
+            k++;
+        }
+        if (k == r) {
+            return r;
+        }
+        IndexNode n = new IndexNode(old.level(), children, seps, counts);
+        int last = children.length - 1;
+        n.knownKeys((fresh[0] != null ? fresh[0] : src.node(children[0])).firstKey(src),
+                (fresh[last] != null ? fresh[last] : src.node(children[last])).lastKey(src));
+        n.deriveFrom(old);
+        if (!n.hash().equals(old.hash())) {
+            created.put(n.hash(), n);
+        }
+        spans.add(new Span(s.copy(), 1, List.of(n)));
+        return k;
+    }
+
+    private static boolean sameNode(Cursor a, Cursor b) {
+        int d = a.idx.length - 1;
+        return d == b.idx.length - 1 && java.util.Arrays.equals(a.idx, 0, d, b.idx, 0, d);
     }
 
     /** A span may cut an old node out again unchanged; that node is already stored and is not new. */
