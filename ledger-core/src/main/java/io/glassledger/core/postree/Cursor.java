@@ -23,15 +23,22 @@ final class Cursor {
 
     /** The leaf position of {@code key} in the tree under {@code root}: its index, or its insertion point. */
     static Cursor seekLeaf(NodeSource src, Node root, Bytes key) {
+        return seekLeaf(src, root, key, null);
+    }
+
+    /** As {@link #seekLeaf(NodeSource, Node, Bytes)}, reusing the nodes of {@code near}'s path while it agrees. */
+    static Cursor seekLeaf(NodeSource src, Node root, Bytes key, Cursor near) {
         int depth = root.level() + 1;
         Node[] nodes = new Node[depth];
         int[] idx = new int[depth];
         Node n = root;
+        boolean same = near != null && near.nodes.length == depth && near.nodes[0] == root;
         for (int d = 0; d < depth; d++) {
             nodes[d] = n;
             if (n instanceof IndexNode in) {
                 idx[d] = in.route(key);
-                n = src.node(in.child(idx[d]));
+                same = same && near.idx[d] == idx[d];
+                n = same ? near.nodes[d + 1] : src.node(in.child(idx[d]));
             } else {
                 int i = ((LeafNode) n).find(key);
                 idx[d] = i >= 0 ? i : -i - 1;

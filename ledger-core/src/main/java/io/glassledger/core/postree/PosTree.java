@@ -85,8 +85,10 @@ public final class PosTree {
         }
         Node rootNode = src.node(root);
         List<Region> regions = new ArrayList<>();
+        Cursor near = null;
         for (Mutation m : mutations) {
-            Cursor c = Cursor.seekLeaf(src, rootNode, m.key());
+            Cursor c = Cursor.seekLeaf(src, rootNode, m.key(), near);
+            near = c;
             LeafNode leaf = (LeafNode) c.top();
             int i = leaf.find(m.key());
             Entry old = i >= 0 ? leaf.entry(i) : null;
