@@ -216,13 +216,17 @@ public final class Ledger {
                 }
             }
             PosTree.Result r = t.apply(h.block().lowerRoot(), writes, maker(number));
+            // A node holding an entry of this block (or a child that does) has never been stored: only such "fresh"
+            // nodes may become deltas. Any other created node (old entries re-cut by a boundary shift) may equal a
+            // historical node whose record is some delta's base, so it is written in full, which can close no cycle.
+            java.util.Set<Hash> fresh = new java.util.HashSet<>();
             for (Node n : r.created()) {
                 overlay.put(n.hash(), n);
-                // A stored record is never rewritten (a delta over it could close a cycle of bases). apply() reports
-                // no node of the old tree as created, and entries carry strictly increasing versions, so no other
-                // created node can already be stored: content never returns to an earlier state.
+                if (isFresh(n, number, fresh)) {
+                    fresh.add(n.hash());
+                }
                 if (!batch.hasNode(n.hash())) {
-                    batch.putNode(n.hash(), n.record());
+                    batch.putNode(n.hash(), n.record(fresh.contains(n.hash())));
                 }
             }
             Block b = new Block(number, spec.timestamp(), r.root(), spec.txIds(), new TreeMap<>());
@@ -240,6 +244,23 @@ public final class Ledger {
         overlay.forEach(cache::put);
         head = h;
         return blocks;
+    }
+
+    private static boolean isFresh(Node n, long number, java.util.Set<Hash> fresh) {
+        if (n instanceof LeafNode leaf) {
+            for (int i = 0; i < leaf.size(); i++) {
+                if (leaf.entry(i).version() == number) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        for (int i = 0; i < n.size(); i++) {
+            if (fresh.contains(n.itemHash(i))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static EntryMaker maker(long number) {

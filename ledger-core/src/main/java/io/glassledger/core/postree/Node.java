@@ -91,9 +91,17 @@ public abstract sealed class Node permits LeafNode, IndexNode {
      * written as in the full encoding. Otherwise the full encoding. Storage only: hashes never see this.
      */
     public final byte[] record() {
+        return record(true);
+    }
+
+    /**
+     * @param deltaAllowed false forces the full encoding. A delta may only be written under a hash never stored
+     *                     before: writing one over an existing record could close a cycle of bases.
+     */
+    public final byte[] record(boolean deltaAllowed) {
         Node b = derivedFrom;
         derivedFrom = null;
-        if (b != null && b.storedDepth >= 0 && b.storedDepth < MAX_DELTA_DEPTH && b.level() == level()
+        if (deltaAllowed && b != null && b.storedDepth >= 0 && b.storedDepth < MAX_DELTA_DEPTH && b.level() == level()
                 && b.size() == size()) {
             int n = size();
             int[] edits = new int[n];
