@@ -89,12 +89,7 @@ public abstract sealed class Node permits LeafNode, IndexNode {
      * at most half its items changed, is stored as {@code u8 0xFF, base hash[32], u8 depth, varint n,
      * n × (varint index, item)}, where depth = the base's depth + 1 &lt;= {@link #MAX_DELTA_DEPTH} and an item is
      * written as in the full encoding. Otherwise the full encoding. Storage only: hashes never see this.
-     */
-    public final byte[] record() {
-        return record(true);
-    }
-
-    /**
+     *
      * @param deltaAllowed false forces the full encoding. A delta may only be written under a hash never stored
      *                     before: writing one over an existing record could close a cycle of bases.
      */

@@ -32,10 +32,6 @@ public final class PosTree {
         return params;
     }
 
-    public NodeSource source() {
-        return src;
-    }
-
     public Entry get(Hash root, Bytes key) {
         if (root.isZero()) {
             return null;

@@ -29,8 +29,8 @@ import org.rocksdb.WriteOptions;
  * <ul>
  *   <li>{@code default}: metadata, UTF-8 name → bytes.</li>
  *   <li>{@code nodes}: node hash (32 bytes) → node record: the full encoding or a delta against an older node
- *       ({@link io.glassledger.core.postree.Node#record()}). A key may be rewritten only with its full encoding; no compression (hashes and values are
- *       high-entropy), bloom filters for point lookups.</li>
+ *       ({@link io.glassledger.core.postree.Node#record(boolean)}). A key may be rewritten only with its full
+ *       encoding; no compression (hashes and values are high-entropy), bloom filters for point lookups.</li>
  *   <li>{@code blocks}: u64 big-endian block number → block record ({@link io.glassledger.core.ledger.Block}).</li>
  *   <li>{@code upper}: u8 level || u64 big-endian index → 32-byte hash of that complete subtree of the upper tree.</li>
  * </ul>
