@@ -376,8 +376,14 @@ def block_hash(number, lower_root, body_hash):
     return H(b"\x10", enc_u64(number), lower_root, body_hash)
 
 
-def digest_root(b, upper_root, head_block_hash):
-    return H(b"\x20", enc_u64(b), upper_root, head_block_hash)
+def digest_tail(upper_root, body_hash):
+    """§8: the part of a digest above the head block's lower root."""
+    return H(b"\x21", upper_root, body_hash)
+
+
+def digest_root(b, lower_root, tail):
+    """§8: root = H(20 ‖ u64 b ‖ lowerRoot(b) ‖ tail), tail = digest_tail(upperRoot(b), bodyHash(b))."""
+    return H(b"\x20", enc_u64(b), lower_root, tail)
 
 
 def upper_inner(left, right):
@@ -454,8 +460,11 @@ def root_from_consistency(m, n, root1, proof):
 
 # ---------------------------------------------------------------- §9 lower proof
 
-PRUNED, INNER, BOUNDARY, LEAF = 0, 1, 2, 3
+# §9.2 symbols: 0 pruned, 1 child node (level >= 1) or claimed entry with owner 0 (level 0), 2 other entry forms
+# (level 0 only), 3..6 Inner with a 1..4-byte separator suffix, 7 Inner with varint(n - 5) and an n-byte suffix.
+SYM_PRUNED, SYM_ITEM, SYM_ENTRY, SYM_INNER_LONG = 0, 1, 2, 7
 MAX_DEPTH = 512
+MAX_SYMBOLS = 1 << 29
 
 
 def common_prefix(lo, hi):
@@ -469,55 +478,65 @@ def common_prefix(lo, hi):
 
 
 def decode_lower(r):
-    """§9.2. Returns (root_level, root part) with root part None for the empty tree."""
+    """§9.2. Returns (root_level, root part) with root part None for the empty tree. Parts are tuples:
+    ("P", hash), ("I", sep, left, right), ("B", content), ("L", owner, key, value, version, prev)."""
     level_plus_one = r.varint(256)
     if level_plus_one == 0:
         return (-1, None)
-    count = r.varint()
-    nbytes = (count + 3) // 4
+    count = r.varint(MAX_SYMBOLS)
+    nbytes = (3 * count + 7) // 8
     if nbytes > r.remaining():
-        raise Reject("kind bitmap does not fit")
-    bitmap = r.take(nbytes)
-    kinds = [(bitmap[i // 4] >> (6 - 2 * (i % 4))) & 3 for i in range(count)]
-    if count % 4 and bitmap[-1] & ((1 << (8 - 2 * (count % 4))) - 1):
-        raise Reject("non-zero padding in kind bitmap")
+        raise Reject("symbol bytes do not fit")
+    bits = int.from_bytes(r.take(nbytes), "big")
+    pad = 8 * nbytes - 3 * count
+    if bits & ((1 << pad) - 1):
+        raise Reject("non-zero padding after the symbols")
+    bits >>= pad
+    symbols = [(bits >> (3 * (count - 1 - i))) & 7 for i in range(count)]
     nxt = [0]
 
-    def part(depth, lo, hi):
-        """lo, hi: the range bounds the Inner ancestors set (None = open)."""
+    def content(depth, level, lo, hi):
+        """The part at the top of, or inside, a node at `level`; lo, hi: the range bounds set by Inner ancestors
+        (None = open). Node boundaries are implied: a child node is ("B", content one level down)."""
         if depth > MAX_DEPTH:
             raise Reject("nested too deep")
         if nxt[0] >= count:
-            raise Reject("kind bitmap too short")
-        kind = kinds[nxt[0]]
+            raise Reject("ran out of symbols")
+        sym = symbols[nxt[0]]
         nxt[0] += 1
-        if kind == PRUNED:
+        if sym == SYM_PRUNED:
             return ("P", r.hash())
-        if kind == INNER:
+        if sym >= 3:
             cp = common_prefix(lo, hi)
-            n = r.varint(MAX_KEY - cp)
-            if n == 0:
-                raise Reject("empty separator suffix")
+            n = sym - 2 if sym < SYM_INNER_LONG else r.varint() + 5
+            if cp + n > MAX_KEY:
+                raise Reject("separator over %d bytes" % MAX_KEY)
             sep = (lo[:cp] if cp else b"") + r.take(n)
-            left = part(depth + 1, lo, sep)
-            right = part(depth + 1, sep, hi)
+            left = content(depth + 1, level, lo, sep)
+            right = content(depth + 1, level, sep, hi)
             return ("I", sep, left, right)
-        if kind == BOUNDARY:
-            return ("B", part(depth + 1, lo, hi))
-        owner = r.varint(1 << 20) - 1
-        key = value = None
-        if owner < 0:
-            key = r.lp(MAX_KEY)
-            if not key:
-                raise Reject("empty key")
-            vlen = r.varint(MAX_VALUE + 1)
-            value = None if vlen == 0 else r.take(vlen - 1)
+        if level >= 1:
+            if sym != SYM_ITEM:
+                raise Reject("entry inside an index node")
+            return ("B", content(depth + 1, level - 1, lo, hi))
+        owner, key, value = 0, None, None
+        if sym == SYM_ENTRY:
+            x = r.varint(1 << 20)
+            if x == 0:
+                owner = -1
+                key = r.lp(MAX_KEY)
+                if not key:
+                    raise Reject("empty key")
+                vlen = r.varint(MAX_VALUE + 1)
+                value = None if vlen == 0 else r.take(vlen - 1)
+            else:
+                owner = x
         version = r.varint()
         return ("L", owner, key, value, version, r.hash())
 
-    root = part(0, None, None)
+    root = ("B", content(1, level_plus_one - 1, None, None))
     if nxt[0] != count:
-        raise Reject("unused kinds in bitmap")
+        raise Reject("symbols left over")
     return (level_plus_one - 1, root)
 
 
@@ -592,15 +611,22 @@ def evaluate(proof, claims):
 # ---------------------------------------------------------------- §10 keys proof
 
 def decode_keys_proof(r):
+    """§10.1. The anchor is ("tail", tail) for form 00 and ("older", bodyHash, path, digestLowerRoot,
+    digestBodyHash) for form 01."""
     if r.u8() != 1:
         raise Reject("not a keys proof")
     block_no = r.varint()
-    body_hash = r.hash()
-    n = r.varint(64)
-    path = [r.hash() for _ in range(n)]
-    anchor = r.hash()
+    form = r.u8()
+    if form == 0:
+        anchor = ("tail", r.hash())
+    elif form == 1:
+        body_hash = r.hash()
+        path = [r.hash() for _ in range(r.varint(64))]
+        anchor = ("older", body_hash, path, r.hash(), r.hash())
+    else:
+        raise Reject("unknown anchor form %d" % form)
     lower = decode_lower(r)
-    return dict(blockNo=block_no, bodyHash=body_hash, path=path, anchor=anchor, lower=lower)
+    return dict(blockNo=block_no, anchor=anchor, lower=lower)
 
 
 def verify_keys(kp, digest, claims):
@@ -609,17 +635,23 @@ def verify_keys(kp, digest, claims):
     if kp["blockNo"] > d:
         raise Reject("proof is for a block after the digest")
     lower_root, resolved = evaluate(kp["lower"], claims)
-    bh = block_hash(kp["blockNo"], lower_root, kp["bodyHash"])
-    if kp["blockNo"] == d:
-        if kp["path"]:
-            raise Reject("upper path at the digest's own block")
-        computed = digest_root(d, kp["anchor"], bh)
+    info = {"lowerRoot": lower_root}
+    anchor = kp["anchor"]
+    if anchor[0] == "tail":
+        if kp["blockNo"] != d:
+            raise Reject("form 00 anchors only a proof at the digest's block")
+        computed = digest_root(d, lower_root, anchor[1])
     else:
-        upper = root_from_inclusion(kp["blockNo"], d, bh, kp["path"])
-        computed = digest_root(d, upper, kp["anchor"])
+        _, body_hash, path, digest_lower, digest_body = anchor
+        if kp["blockNo"] == d:
+            raise Reject("form 01 at the digest's own block")
+        bh = block_hash(kp["blockNo"], lower_root, body_hash)
+        upper = root_from_inclusion(kp["blockNo"], d, bh, path)
+        computed = digest_root(d, digest_lower, digest_tail(upper, digest_body))
+        info.update(blockHash=bh, upperRoot=upper)
     if computed != root:
         raise Reject("keys proof does not lead to the trusted digest")
-    return resolved, {"lowerRoot": lower_root, "blockHash": bh}
+    return resolved, info
 
 
 def keys_proof(hexproof):
@@ -669,11 +701,12 @@ def check_batch(inp):
 # ---------------------------------------------------------------- §11 append-only proof
 
 def check_append_only(inp):
+    """§11"""
     r = Reader(bytes.fromhex(inp["proof"]))
     if r.u8() != 2:
         raise Reject("not an append-only proof")
     b1, b2 = r.varint(), r.varint()
-    upper1, bh1, bh2 = r.hash(), r.hash(), r.hash()
+    upper1, lower1, body1, lower2, body2 = r.hash(), r.hash(), r.hash(), r.hash(), r.hash()
     cons = [r.hash() for _ in range(r.varint(128))]
     incl = [r.hash() for _ in range(r.varint(128))]
     r.end()
@@ -682,15 +715,15 @@ def check_append_only(inp):
         raise Reject("proof is for other blocks than the digests")
     if b1 >= b2:
         raise Reject("append-only proof needs b1 < b2")
-    if digest_root(b1, upper1, bh1) != root1:
+    if digest_root(b1, lower1, digest_tail(upper1, body1)) != root1:
         raise Reject("proof does not match the older digest")
-    upper2 = root_from_inclusion(b1, b2, bh1, incl)
+    upper2 = root_from_inclusion(b1, b2, block_hash(b1, lower1, body1), incl)
     if b1 == 0:
         if cons or upper1 != ZERO:
             raise Reject("from block 0 there is no consistency proof and the first upper root is ZERO")
     elif root_from_consistency(b1, b2, upper1, cons) != upper2:
         raise Reject("consistency and inclusion disagree")
-    if digest_root(b2, upper2, bh2) != root2:
+    if digest_root(b2, lower2, digest_tail(upper2, body2)) != root2:
         raise Reject("proof does not match the newer digest")
     return {"upperRoot1": upper1, "upperRoot2": upper2}
 
@@ -841,7 +874,7 @@ def run_entry_hash(data, t):
 
 def run_primitives(data, t):
     tags = {"entry": "00", "inner": "01", "node": "02", "block": "10", "body": "11", "digest": "20",
-            "upperInner": "31"}
+            "digestTail": "21", "upperInner": "31"}
     t.check(data["tags"] == tags, "primitives: domain tags")
     for v in data["varint"]:
         t.check(enc_varint(v["value"]).hex() == v["encoding"], "primitives: varint %d" % v["value"])
@@ -897,7 +930,9 @@ def run_primitives(data, t):
     t.check(block_hash(b["blockNo"], x(b["lowerRoot"]), x(b["bodyHash"])).hex() == b["hash"], "primitives: block")
     t.check(H(b"\x11", x(h["body"]["body"])).hex() == h["body"]["hash"], "primitives: body hash")
     d = h["digest"]
-    t.check(digest_root(d["blockNo"], x(d["upperRoot"]), x(d["blockHash"])).hex() == d["hash"], "primitives: digest")
+    t.check(digest_root(d["blockNo"], x(d["lowerRoot"]), x(d["tail"])).hex() == d["hash"], "primitives: digest")
+    d = h["digestTail"]
+    t.check(digest_tail(x(d["upperRoot"]), x(d["bodyHash"])).hex() == d["hash"], "primitives: digest tail")
     u = h["upperInner"]
     t.check(upper_inner(x(u["left"]), x(u["right"])).hex() == u["hash"], "primitives: upper inner")
 
@@ -964,7 +999,7 @@ def run_ledger(data, t):
             t.check(blk.hex() == b["blockHash"], name + ": block hash")
             upper = mth(hashes)
             t.check(upper.hex() == b["upperRoot"], name + ": upper root")
-            t.check(digest_root(b["number"], upper, blk).hex() == b["digest"], name + ": digest")
+            t.check(digest_root(b["number"], lower, digest_tail(upper, bh)).hex() == b["digest"], name + ": digest")
             t.check(prev_ts is None or b["timestamp"] >= prev_ts, name + ": timestamp order")
             if b["number"] == 0:
                 md = dict(meta)

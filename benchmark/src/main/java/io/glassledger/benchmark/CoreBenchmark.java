@@ -83,8 +83,9 @@ public final class CoreBenchmark {
 
     private void run() throws VerificationException {
         Path ledgerDir = opts.dir().resolve("ledger");
-        log("core: %s keys, head target %d, dir %s, repeat %d, seed %d%s, %d cpus, max heap %d MiB, load average %s",
-                opts.keys(), opts.headTarget(), opts.dir(), opts.repeat(), opts.seed(), opts.quick() ? ", quick" : "",
+        log("core: %s keys, head target %d, dir %s, repeat %d, seed %d, tree %s%s, %d cpus, max heap %d MiB, "
+                        + "load average %s", opts.keys(), opts.headTarget(), opts.dir(), opts.repeat(), opts.seed(),
+                opts.tree(), opts.quick() ? ", quick" : "",
                 Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, loadAverage());
         Workload data = new Workload(opts.keys(), opts.seed());
         SplittableRandom sampling = new SplittableRandom(opts.seed() ^ 0x5DEECE66DL);
@@ -92,7 +93,7 @@ public final class CoreBenchmark {
         ProofMeasures.VerifySet verifySet;
 
         try (RocksDbNodeStore store = new RocksDbNodeStore(ledgerDir)) {
-            Ledger ledger = Ledger.openOrCreate(store, TreeParams.DEFAULT, 0, NODE_CACHE_BYTES);
+            Ledger ledger = Ledger.openOrCreate(store, opts.tree(), 0, NODE_CACHE_BYTES);
             bulkLoad(ledger, data);
             appendUpdates(ledger, data, 1 + opts.storageUpdates());
             measureStorage(store, ledgerDir);

@@ -1,5 +1,6 @@
 package io.glassledger.benchmark;
 
+import io.glassledger.core.postree.TreeParams;
 import java.nio.file.Path;
 
 /**
@@ -21,10 +22,11 @@ import java.nio.file.Path;
  * @param proofSamples    keys whose current-value proof size is measured
  * @param batchCount      batches measured per batch size
  * @param verifyProofs    pre-generated proofs per verification pass
+ * @param tree            POS-tree parameters of the benchmark ledger
  */
 record CoreOptions(int keys, long headTarget, Path dir, boolean quick, int repeat, long seed, int storageUpdates,
         int persistTimed, int nosyncWarmup, int nosyncTimed, int appendSpan, int appendPairs, int proofSamples,
-        int batchCount, int verifyProofs) {
+        int batchCount, int verifyProofs, TreeParams tree) {
     static final int UPDATE_KEYS = 1000;
     static final int[] BATCH_SIZES = {1, 10, 100, 1000};
 
@@ -36,6 +38,8 @@ record CoreOptions(int keys, long headTarget, Path dir, boolean quick, int repea
               --dir PATH   working directory, wiped at start (default benchmark/work/core)
               --repeat R   timed passes of the verification measure (default 5; --quick 2)
               --seed S     seed of keys, values, updates and samples (default 42)
+              --tree L,LM,F,FM  tree parameters: leaf target and max bytes, index target and max fanout
+                           (default: TreeParams.DEFAULT)
               --quick      smoke mode: small sizes and few iterations, well under a minute
             """;
 
@@ -50,6 +54,7 @@ record CoreOptions(int keys, long headTarget, Path dir, boolean quick, int repea
         int repeat = quick ? 2 : 5;
         long seed = 42;
         Path dir = defaultDir;
+        TreeParams tree = TreeParams.DEFAULT;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -60,6 +65,7 @@ record CoreOptions(int keys, long headTarget, Path dir, boolean quick, int repea
                 case "--repeat" -> repeat = (int) number(a, value(args, ++i), 1, 1000);
                 case "--seed" -> seed = number(a, value(args, ++i), Long.MIN_VALUE, Long.MAX_VALUE);
                 case "--dir" -> dir = Path.of(value(args, ++i));
+                case "--tree" -> tree = tree(value(args, ++i));
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
@@ -71,7 +77,21 @@ record CoreOptions(int keys, long headTarget, Path dir, boolean quick, int repea
         int persistTimed = (int) Math.min(100, Math.max(1, (head - 1) / 2));
         return new CoreOptions(keys, head, dir.toAbsolutePath().normalize(), quick, repeat, seed, storageUpdates,
                 persistTimed, quick ? 5 : 100, quick ? 10 : 100, appendSpan, appendPairs, quick ? 200 : 1000,
-                quick ? 5 : 20, quick ? 2000 : 10_000);
+                quick ? 5 : 20, quick ? 2000 : 10_000, tree);
+    }
+
+    private static TreeParams tree(String s) {
+        String[] f = s.split(",");
+        if (f.length != 4) {
+            throw new IllegalArgumentException("--tree needs four comma-separated numbers, got " + s);
+        }
+        try {
+            return new TreeParams((int) number("--tree", f[0], 1, Integer.MAX_VALUE),
+                    (int) number("--tree", f[1], 1, Integer.MAX_VALUE), (int) number("--tree", f[2], 1, 1024),
+                    (int) number("--tree", f[3], 1, 1024));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--tree " + s + ": " + e.getMessage());
+        }
     }
 
     private static String value(String[] args, int i) {

@@ -16,6 +16,7 @@ public final class Hashing {
     public static final byte TAG_BLOCK = 0x10;
     public static final byte TAG_BODY = 0x11;
     public static final byte TAG_DIGEST = 0x20;
+    public static final byte TAG_DIGEST_TAIL = 0x21;
     public static final byte TAG_UPPER_INNER = 0x31;
 
     private static final ThreadLocal<MessageDigest> SHA = ThreadLocal.withInitial(() -> {
@@ -107,14 +108,31 @@ public final class Hashing {
         return finish(md);
     }
 
-    /** H(0x20 || u64 blockNo || upperRoot(blocks 0..blockNo-1) || blockHash(blockNo)). */
-    public static Hash digest(long blockNo, Hash upperRoot, Hash headBlockHash) {
+    /**
+     * H(0x20 || u64 blockNo || lowerRoot(blockNo) || tail): the digest root. It binds the head block's lower root
+     * directly, so a proof at the head carries one hash (the tail) above the lower tree.
+     */
+    public static Hash digest(long blockNo, Hash lowerRoot, Hash tail) {
         MessageDigest md = sha();
         md.update(TAG_DIGEST);
         updateU64(md, blockNo);
-        md.update(upperRoot.unsafeArray());
-        md.update(headBlockHash.unsafeArray());
+        md.update(lowerRoot.unsafeArray());
+        md.update(tail.unsafeArray());
         return finish(md);
+    }
+
+    /** H(0x21 || upperRoot(blocks 0..blockNo-1) || bodyHash(blockNo)): the rest of what a digest binds. */
+    public static Hash digestTail(Hash upperRoot, Hash bodyHash) {
+        MessageDigest md = sha();
+        md.update(TAG_DIGEST_TAIL);
+        md.update(upperRoot.unsafeArray());
+        md.update(bodyHash.unsafeArray());
+        return finish(md);
+    }
+
+    /** The digest root of block {@code blockNo} from its parts. */
+    public static Hash digest(long blockNo, Hash lowerRoot, Hash upperRoot, Hash bodyHash) {
+        return digest(blockNo, lowerRoot, digestTail(upperRoot, bodyHash));
     }
 
     /** H(0x31 || left || right): an interior node of the upper (block) tree. */

@@ -130,14 +130,15 @@ public final class Ledger {
         Hash bh = genesis.hash();
         upper.append(0, bh, batch);
         store.write(batch);
-        head = new Head(genesis, bh, Hash.ZERO, new Digest(0, Hashing.digest(0, Hash.ZERO, bh)));
+        head = new Head(genesis, bh, Hash.ZERO,
+                new Digest(0, Hashing.digest(0, genesis.lowerRoot(), Hash.ZERO, genesis.bodyHash())));
     }
 
     private Head loadHead(long number) {
         Block b = block(number);
         Hash bh = b.hash();
         Hash u = upper.root(number);
-        return new Head(b, bh, u, new Digest(number, Hashing.digest(number, u, bh)));
+        return new Head(b, bh, u, new Digest(number, Hashing.digest(number, b.lowerRoot(), u, b.bodyHash())));
     }
 
     public TreeParams params() {
@@ -180,7 +181,7 @@ public final class Ledger {
             return h.digest();
         }
         Block b = block(number);
-        return new Digest(number, Hashing.digest(number, upper.root(number), b.hash()));
+        return new Digest(number, Hashing.digest(number, b.lowerRoot(), upper.root(number), b.bodyHash()));
     }
 
     // ---------------------------------------------------------------- writes
@@ -234,7 +235,7 @@ public final class Ledger {
             Hash bh = b.hash();
             Hash u = upper.root(0, number, batch);
             upper.append(number, bh, batch);
-            h = new Head(b, bh, u, new Digest(number, Hashing.digest(number, u, bh)));
+            h = new Head(b, bh, u, new Digest(number, Hashing.digest(number, b.lowerRoot(), u, b.bodyHash())));
             blocks.add(b);
         }
         if (blocks.isEmpty()) {
@@ -346,12 +347,14 @@ public final class Ledger {
             throw new IllegalArgumentException("block " + atBlock + " is after digest block " + digestBlock);
         }
         Block b = block(atBlock);
-        Hash digestBlockHash = digestBlock == atBlock ? null : block(digestBlock).hash();
         LowerProof lower = prover.prove(b.lowerRoot(), new ArrayList<>(new TreeSet<>(keys)));
         if (atBlock == digestBlock) {
-            return new KeysProof(atBlock, b.bodyHash(), List.of(), upper.root(atBlock), lower);
+            return new KeysProof(atBlock, new KeysProof.AtDigest(Hashing.digestTail(upper.root(atBlock),
+                    b.bodyHash())), lower);
         }
-        return new KeysProof(atBlock, b.bodyHash(), upper.inclusionPath(atBlock, digestBlock), digestBlockHash, lower);
+        Block d = block(digestBlock);
+        return new KeysProof(atBlock, new KeysProof.Older(b.bodyHash(), upper.inclusionPath(atBlock, digestBlock),
+                d.lowerRoot(), d.bodyHash()), lower);
     }
 
     /** Proof that the ledger at block {@code b1} is a prefix of the ledger at {@code b2}, b1 &lt; b2. */
@@ -359,9 +362,9 @@ public final class Ledger {
         if (b1 < 0 || b1 >= b2) {
             throw new IllegalArgumentException("append-only proof needs 0 <= b1 < b2, got " + b1 + ", " + b2);
         }
-        Hash h1 = block(b1).hash();
-        Hash h2 = block(b2).hash();
-        return new AppendOnlyProof(b1, b2, upper.root(b1), h1, h2,
+        Block x = block(b1);
+        Block y = block(b2);
+        return new AppendOnlyProof(b1, b2, upper.root(b1), x.lowerRoot(), x.bodyHash(), y.lowerRoot(), y.bodyHash(),
                 b1 == 0 ? List.of() : upper.consistency(b1, b2), upper.inclusionPath(b1, b2));
     }
 

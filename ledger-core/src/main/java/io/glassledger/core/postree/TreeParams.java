@@ -19,7 +19,7 @@ public record TreeParams(int leafTargetBytes, int leafMaxBytes, int indexTargetF
     public static final int MAX_FANOUT = 1024;
     public static final int MAX_LEAF_BYTES = 1 << 20;
 
-    public static final TreeParams DEFAULT = new TreeParams(512, 4096, 8, 64);
+    public static final TreeParams DEFAULT = new TreeParams(4096, 32768, 64, 512);
 
     public TreeParams {
         if (Integer.bitCount(leafTargetBytes) != 1 || leafTargetBytes < 2) {

@@ -12,27 +12,30 @@ import java.util.Objects;
 /**
  * Proves that the ledger at digest d1 (block b1) is a prefix of the ledger at d2 (block b2 &gt; b1).
  *
- * <p>It carries upperRoot1 = root of blocks 0..b1-1, blockHash1 = block b1 and blockHash2 = block b2, which
- * reproduce d1 and (with the computed upperRoot2) d2; an RFC 9162 consistency proof from size b1 to size b2
- * (absent when b1 = 0); and the inclusion path of blockHash1 at index b1 in the tree of size b2. Both paths
- * must give the same upperRoot2.
+ * <p>It carries, for block b1, upperRoot1 = root of blocks 0..b1-1, its lower root and body hash, which reproduce
+ * d1 and give blockHash1; for block b2, its lower root and body hash; an RFC 9162 consistency proof from size b1 to
+ * size b2 (absent when b1 = 0); and the inclusion path of blockHash1 at index b1 in the tree of size b2. Both paths
+ * must give the same upperRoot2, which with block b2's lower root and body hash must reproduce d2.
  */
-public record AppendOnlyProof(long b1, long b2, Hash upperRoot1, Hash blockHash1, Hash blockHash2,
-        List<Hash> consistency, List<Hash> inclusion) {
+public record AppendOnlyProof(long b1, long b2, Hash upperRoot1, Hash lowerRoot1, Hash bodyHash1, Hash lowerRoot2,
+        Hash bodyHash2, List<Hash> consistency, List<Hash> inclusion) {
     public static final int TYPE = 2;
     private static final int MAX_PATH = 128;
 
     public AppendOnlyProof {
         Objects.requireNonNull(upperRoot1);
-        Objects.requireNonNull(blockHash1);
-        Objects.requireNonNull(blockHash2);
+        Objects.requireNonNull(lowerRoot1);
+        Objects.requireNonNull(bodyHash1);
+        Objects.requireNonNull(lowerRoot2);
+        Objects.requireNonNull(bodyHash2);
         consistency = List.copyOf(consistency);
         inclusion = List.copyOf(inclusion);
     }
 
     public byte[] encode() {
         ByteWriter w = new ByteWriter(1024);
-        w.u8(TYPE).varint(b1).varint(b2).hash(upperRoot1).hash(blockHash1).hash(blockHash2);
+        w.u8(TYPE).varint(b1).varint(b2).hash(upperRoot1).hash(lowerRoot1).hash(bodyHash1).hash(lowerRoot2)
+                .hash(bodyHash2);
         w.varint(consistency.size());
         consistency.forEach(w::hash);
         w.varint(inclusion.size());
@@ -48,12 +51,14 @@ public record AppendOnlyProof(long b1, long b2, Hash upperRoot1, Hash blockHash1
         long b1 = r.varint();
         long b2 = r.varint();
         Hash u1 = r.hash();
-        Hash h1 = r.hash();
-        Hash h2 = r.hash();
+        Hash l1 = r.hash();
+        Hash body1 = r.hash();
+        Hash l2 = r.hash();
+        Hash body2 = r.hash();
         List<Hash> cons = readPath(r);
         List<Hash> incl = readPath(r);
         r.expectEnd();
-        return new AppendOnlyProof(b1, b2, u1, h1, h2, cons, incl);
+        return new AppendOnlyProof(b1, b2, u1, l1, body1, l2, body2, cons, incl);
     }
 
     private static List<Hash> readPath(ByteReader r) {
@@ -73,10 +78,11 @@ public record AppendOnlyProof(long b1, long b2, Hash upperRoot1, Hash blockHash1
         if (b1 >= b2) {
             throw new VerificationException("append-only proof needs b1 < b2");
         }
-        Hash r1 = Hashing.digest(b1, upperRoot1, blockHash1);
+        Hash r1 = Hashing.digest(b1, lowerRoot1, upperRoot1, bodyHash1);
         if (!r1.equals(d1.root())) {
             throw new VerificationException("proof does not match the first digest", d1.root(), r1);
         }
+        Hash blockHash1 = Hashing.block(b1, lowerRoot1, bodyHash1);
         Hash upper2 = UpperTreeMath.rootFromInclusion(b1, b2, blockHash1, inclusion);
         if (b1 == 0) {
             if (!consistency.isEmpty() || !upperRoot1.isZero()) {
@@ -88,7 +94,7 @@ public record AppendOnlyProof(long b1, long b2, Hash upperRoot1, Hash blockHash1
                 throw new VerificationException("consistency and inclusion paths disagree", upper2, viaConsistency);
             }
         }
-        Hash r2 = Hashing.digest(b2, upper2, blockHash2);
+        Hash r2 = Hashing.digest(b2, lowerRoot2, upper2, bodyHash2);
         if (!r2.equals(d2.root())) {
             throw new VerificationException("proof does not match the second digest", d2.root(), r2);
         }

@@ -14,24 +14,47 @@ import java.util.Objects;
  * Proves the values (or absence) of one or more keys in the state at block {@code blockNo}, against a digest at
  * block d &gt;= blockNo. It backs the current-value (blockNo == d), non-existence, inclusion and batched proofs.
  *
+ * <p>The lower proof gives block blockNo's lower root. The anchor takes it to the digest root
+ * H(0x20 || d || lowerRoot(d) || H(0x21 || upperRoot(d) || bodyHash(d))):
  * <ul>
- *   <li>lower: the keys' search paths in block blockNo's lower tree, giving lowerRoot;</li>
- *   <li>blockHash = H(0x10 || blockNo || lowerRoot || bodyHash);</li>
- *   <li>if blockNo == d: upperPath is empty and anchor is upperRoot(blocks 0..d-1);
- *       otherwise upperPath is the RFC 9162 inclusion path of blockHash at index blockNo in the upper tree of
- *       size d, which gives upperRoot, and anchor is blockHash(d);</li>
- *   <li>the digest root is then H(0x20 || d || upperRoot || blockHash(d)).</li>
+ *   <li>{@link AtDigest} (blockNo == d): the tail H(0x21 || ...) alone, one hash;</li>
+ *   <li>{@link Older} (blockNo &lt; d): block blockNo's body hash, which gives its block hash; that block hash's
+ *       RFC 9162 inclusion path at index blockNo in the upper tree of size d, which gives upperRoot(d); and block
+ *       d's lower root and body hash.</li>
  * </ul>
  */
-public record KeysProof(long blockNo, Hash bodyHash, List<Hash> upperPath, Hash anchor, LowerProof lower) {
+public record KeysProof(long blockNo, Anchor anchor, LowerProof lower) {
     public static final int TYPE = 1;
     private static final int MAX_PATH = 64;
 
+    /** How the proven block's lower root reaches the digest. */
+    public sealed interface Anchor permits AtDigest, Older {
+    }
+
+    /** The proven block is the digest's block; tail = H(0x21 || upperRoot(d) || bodyHash(d)). */
+    public record AtDigest(Hash tail) implements Anchor {
+        public AtDigest {
+            Objects.requireNonNull(tail);
+        }
+    }
+
+    /** The proven block is older than the digest's block d. */
+    public record Older(Hash bodyHash, List<Hash> upperPath, Hash digestLowerRoot, Hash digestBodyHash)
+            implements Anchor {
+        public Older {
+            Objects.requireNonNull(bodyHash);
+            Objects.requireNonNull(digestLowerRoot);
+            Objects.requireNonNull(digestBodyHash);
+            upperPath = List.copyOf(upperPath);
+            if (upperPath.size() > MAX_PATH) {
+                throw new IllegalArgumentException("upper path longer than " + MAX_PATH);
+            }
+        }
+    }
+
     public KeysProof {
-        Objects.requireNonNull(bodyHash);
         Objects.requireNonNull(anchor);
         Objects.requireNonNull(lower);
-        upperPath = List.copyOf(upperPath);
     }
 
     public byte[] encode() {
@@ -41,11 +64,17 @@ public record KeysProof(long blockNo, Hash bodyHash, List<Hash> upperPath, Hash 
     }
 
     void encode(ByteWriter w) {
-        w.u8(TYPE).varint(blockNo).hash(bodyHash).varint(upperPath.size());
-        for (Hash h : upperPath) {
-            w.hash(h);
+        w.u8(TYPE).varint(blockNo);
+        if (anchor instanceof AtDigest a) {
+            w.u8(0).hash(a.tail());
+        } else {
+            Older o = (Older) anchor;
+            w.u8(1).hash(o.bodyHash()).varint(o.upperPath().size());
+            for (Hash h : o.upperPath()) {
+                w.hash(h);
+            }
+            w.hash(o.digestLowerRoot()).hash(o.digestBodyHash());
         }
-        w.hash(anchor);
         lower.encode(w);
     }
 
@@ -61,14 +90,22 @@ public record KeysProof(long blockNo, Hash bodyHash, List<Hash> upperPath, Hash 
             throw new MalformedException("not a keys proof");
         }
         long blockNo = r.varint();
-        Hash body = r.hash();
-        int n = r.varint(MAX_PATH);
-        List<Hash> path = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            path.add(r.hash());
+        int form = r.u8();
+        Anchor anchor;
+        if (form == 0) {
+            anchor = new AtDigest(r.hash());
+        } else if (form == 1) {
+            Hash body = r.hash();
+            int n = r.varint(MAX_PATH);
+            List<Hash> path = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                path.add(r.hash());
+            }
+            anchor = new Older(body, path, r.hash(), r.hash());
+        } else {
+            throw new MalformedException("unknown anchor form " + form);
         }
-        Hash anchor = r.hash();
-        return new KeysProof(blockNo, body, path, anchor, LowerProof.decode(r));
+        return new KeysProof(blockNo, anchor, LowerProof.decode(r));
     }
 
     /** Verifies the claims against {@code trusted}; returns the entries found (null where a key is missing). */
@@ -79,16 +116,21 @@ public record KeysProof(long blockNo, Hash bodyHash, List<Hash> upperPath, Hash 
         }
         Entry[] resolved = new Entry[claims.size()];
         Hash lowerRoot = lower.computeRoot(claims, resolved);
-        Hash blockHash = Hashing.block(blockNo, lowerRoot, bodyHash);
         Hash root;
-        if (blockNo == trusted.blockNo()) {
-            if (!upperPath.isEmpty()) {
-                throw new VerificationException("a proof at the digest's own block carries no upper path");
+        if (anchor instanceof AtDigest a) {
+            if (blockNo != trusted.blockNo()) {
+                throw new VerificationException("proof is anchored at its own block " + blockNo
+                        + ", but the digest is for block " + trusted.blockNo());
             }
-            root = Hashing.digest(blockNo, anchor, blockHash);
+            root = Hashing.digest(blockNo, lowerRoot, a.tail());
         } else {
-            Hash upper = UpperTreeMath.rootFromInclusion(blockNo, trusted.blockNo(), blockHash, upperPath);
-            root = Hashing.digest(trusted.blockNo(), upper, anchor);
+            Older o = (Older) anchor;
+            if (blockNo == trusted.blockNo()) {
+                throw new VerificationException("a proof at the digest's own block is anchored by the tail alone");
+            }
+            Hash blockHash = Hashing.block(blockNo, lowerRoot, o.bodyHash());
+            Hash upper = UpperTreeMath.rootFromInclusion(blockNo, trusted.blockNo(), blockHash, o.upperPath());
+            root = Hashing.digest(trusted.blockNo(), o.digestLowerRoot(), upper, o.digestBodyHash());
         }
         if (!root.equals(trusted.root())) {
             throw new VerificationException("keys proof does not lead to the trusted digest", trusted.root(), root);

@@ -47,10 +47,14 @@ public final class LowerProof {
         }
     }
 
-    static final int KIND_PRUNED = 0;
-    static final int KIND_INNER = 1;
-    static final int KIND_BOUNDARY = 2;
-    static final int KIND_LEAF = 3;
+    /** Symbol codes of the encoding (FORMAT.md §9.2), three bits each. */
+    static final int SYM_PRUNED = 0;
+    static final int SYM_ITEM = 1;
+    static final int SYM_ENTRY = 2;
+    /** SYM_INNER_1 + k - 1 is an Inner whose separator suffix has k bytes, k = 1..4. */
+    static final int SYM_INNER_1 = 3;
+    static final int SYM_INNER_LONG = 7;
+    static final int SHORT_SUFFIX_MAX = 4;
     /** Deeper than any tree the format allows (levels x in-node depth), and shallow enough for any thread stack. */
     public static final int MAX_DEPTH = 512;
 
@@ -82,63 +86,98 @@ public final class LowerProof {
         return w.toByteArray();
     }
 
+    /**
+     * @throws IllegalArgumentException if the parts do not form a tree the encoding can express: a root or child
+     *                                  slot that is not a Boundary, a Boundary or entry at the wrong level, a
+     *                                  separator outside its range
+     */
     public void encode(ByteWriter w) {
         w.varint(rootLevel + 1L);
         if (root == null) {
             return;
         }
-        List<Part> order = new ArrayList<>();
-        preorder(root, order);
-        w.varint(order.size());
-        int bits = 0;
-        int acc = 0;
-        for (Part p : order) {
-            acc = (acc << 2) | kind(p);
-            bits += 2;
-            if (bits == 8) {
-                w.u8(acc);
-                acc = 0;
-                bits = 0;
+        if (!(root instanceof Boundary b)) {
+            throw new IllegalArgumentException("the root part must be a node boundary");
+        }
+        Encoder e = new Encoder();
+        e.content(b.content(), rootLevel, null, null);
+        w.varint(e.count);
+        byte[] syms = new byte[(3 * e.count + 7) / 8];
+        for (int i = 0; i < e.count; i++) {
+            int v = e.symbols[i];
+            for (int k = 0; k < 3; k++) {
+                if ((v & (4 >> k)) != 0) {
+                    int bit = 3 * i + k;
+                    syms[bit >> 3] |= (byte) (0x80 >>> (bit & 7));
+                }
             }
         }
-        if (bits > 0) {
-            w.u8(acc << (8 - bits));
-        }
-        writePayloads(root, null, null, w);
+        w.raw(syms);
+        w.raw(e.payload.toByteArray());
     }
 
-    /** Payloads in preorder; a separator is written as its suffix after the common prefix of its range bounds. */
-    private static void writePayloads(Part p, Bytes lo, Bytes hi, ByteWriter w) {
-        {
+    /** Symbols and payloads in preorder; node boundaries are implied by position and cost nothing. */
+    private static final class Encoder {
+        byte[] symbols = new byte[64];
+        int count;
+        final ByteWriter payload = new ByteWriter(512);
+
+        void symbol(int s) {
+            if (count == symbols.length) {
+                symbols = java.util.Arrays.copyOf(symbols, count * 2);
+            }
+            symbols[count++] = (byte) s;
+        }
+
+        /** A part inside a node at {@code level}. */
+        void content(Part p, int level, Bytes lo, Bytes hi) {
             if (p instanceof Pruned pr) {
-                w.hash(pr.hash());
-            } else if (p instanceof Boundary b) {
-                writePayloads(b.content(), lo, hi, w);
+                symbol(SYM_PRUNED);
+                payload.hash(pr.hash());
             } else if (p instanceof Inner in) {
                 int cp = commonPrefix(lo, hi);
                 Bytes sep = in.sep();
                 if (sep.length() <= cp || (cp > 0 && !sep.prefix(cp).equals(lo.prefix(cp)))) {
                     throw new IllegalArgumentException("separator " + sep + " lies outside its range");
                 }
-                w.varint(sep.length() - cp);
-                w.raw(sep.unsafeArray(), cp, sep.length() - cp);
-                writePayloads(in.left(), lo, sep, w);
-                writePayloads(in.right(), sep, hi, w);
-            } else if (p instanceof Leaf l) {
-                {
-                    w.varint(l.owner() + 1L);
+                int n = sep.length() - cp;
+                if (n <= SHORT_SUFFIX_MAX) {
+                    symbol(SYM_INNER_1 + n - 1);
+                } else {
+                    symbol(SYM_INNER_LONG);
+                    payload.varint(n - SHORT_SUFFIX_MAX - 1L);
+                }
+                payload.raw(sep.unsafeArray(), cp, n);
+                content(in.left(), level, lo, sep);
+                content(in.right(), level, sep, hi);
+            } else if (p instanceof Boundary b) {
+                if (level == 0) {
+                    throw new IllegalArgumentException("node boundary inside a leaf");
+                }
+                symbol(SYM_ITEM);
+                content(b.content(), level - 1, lo, hi);
+            } else {
+                Leaf l = (Leaf) p;
+                if (level != 0) {
+                    throw new IllegalArgumentException("entry inside an index node");
+                }
+                if (l.owner() == 0) {
+                    symbol(SYM_ITEM);
+                } else {
+                    symbol(SYM_ENTRY);
+                    payload.varint(l.owner() < 0 ? 0 : l.owner());
                     if (!l.claimed()) {
-                        w.lengthPrefixed(l.key());
+                        payload.lengthPrefixed(l.key());
                         if (l.value() == null) {
-                            w.varint(0);
+                            payload.varint(0);
                         } else {
-                            w.varint(l.value().length() + 1L);
-                            w.raw(l.value().unsafeArray());
+                            payload.varint(l.value().length() + 1L);
+                            payload.raw(l.value().unsafeArray());
                         }
                     }
-                    w.varint(l.version());
-                    w.hash(l.prev());
                 }
+                payload.varint(l.version());
+                payload.hash(l.prev());
             }
         }
     }
@@ -150,27 +189,6 @@ public final class LowerProof {
         }
         int m = java.util.Arrays.mismatch(lo.unsafeArray(), hi.unsafeArray());
         return m < 0 ? lo.length() : m;
-    }
-
-    private static int kind(Part p) {
-        if (p instanceof Pruned) {
-            return KIND_PRUNED;
-        } else if (p instanceof Inner) {
-            return KIND_INNER;
-        } else if (p instanceof Boundary) {
-            return KIND_BOUNDARY;
-        }
-        return KIND_LEAF;
-    }
-
-    private static void preorder(Part p, List<Part> out) {
-        out.add(p);
-        if (p instanceof Inner in) {
-            preorder(in.left(), out);
-            preorder(in.right(), out);
-        } else if (p instanceof Boundary b) {
-            preorder(b.content(), out);
-        }
     }
 
     public static LowerProof decode(byte[] data) {
@@ -185,77 +203,96 @@ public final class LowerProof {
         if (rootLevel < 0) {
             return new LowerProof(-1, null);
         }
-        int count = r.varint(Math.min(Integer.MAX_VALUE / 2, r.remaining() * 4));
-        int kindBytes = (count + 3) / 4;
-        if (kindBytes > r.remaining()) {
-            throw new MalformedException("truncated kind bitmap");
+        // 8 * remaining in long: as an int it overflows for inputs of 256 MiB and more.
+        int count = r.varint((int) Math.min(Integer.MAX_VALUE / 4, r.remaining() * 8L / 3 + 8));
+        int symBytes = (3 * count + 7) / 8;
+        if (symBytes > r.remaining()) {
+            throw new MalformedException("truncated symbol bitmap");
         }
-        int[] kinds = new int[count];
+        byte[] a = r.array();
         int start = r.position();
+        int[] syms = new int[count];
         for (int i = 0; i < count; i++) {
-            int b = r.array()[start + i / 4] & 0xff;
-            kinds[i] = (b >>> (6 - 2 * (i % 4))) & 3;
-        }
-        if (count % 4 != 0) {
-            int last = r.array()[start + kindBytes - 1] & 0xff;
-            if ((last & ((1 << (8 - 2 * (count % 4))) - 1)) != 0) {
-                throw new MalformedException("non-zero padding in kind bitmap");
+            int v = 0;
+            for (int k = 0; k < 3; k++) {
+                int bit = 3 * i + k;
+                v = (v << 1) | ((a[start + (bit >> 3)] >>> (7 - (bit & 7))) & 1);
             }
+            syms[i] = v;
         }
-        r.skip(kindBytes);
+        int used = 3 * count;
+        if (used % 8 != 0 && (a[start + symBytes - 1] & (0xff >>> (used % 8))) != 0) {
+            throw new MalformedException("non-zero padding in symbol bitmap");
+        }
+        r.skip(symBytes);
         int[] next = {0};
-        Part root = readPart(r, kinds, next, 0, null, null);
+        Part root = new Boundary(readContent(r, syms, next, 1, rootLevel, null, null));
         if (next[0] != count) {
-            throw new MalformedException("kind bitmap has " + (count - next[0]) + " unused kinds");
+            throw new MalformedException("symbol bitmap has " + (count - next[0]) + " unused symbols");
         }
         return new LowerProof(rootLevel, root);
     }
 
-    private static Part readPart(ByteReader r, int[] kinds, int[] next, int depth, Bytes lo, Bytes hi) {
+    /** Reads a part inside a node at {@code level}, at {@code depth} (its Inner and Boundary ancestors). */
+    private static Part readContent(ByteReader r, int[] syms, int[] next, int depth, int level, Bytes lo, Bytes hi) {
         if (depth > MAX_DEPTH) {
             throw new MalformedException("proof nested too deep");
         }
-        if (next[0] >= kinds.length) {
-            throw new MalformedException("kind bitmap too short");
+        if (next[0] >= syms.length) {
+            throw new MalformedException("symbol bitmap too short");
         }
-        int k = kinds[next[0]++];
-        switch (k) {
-            case KIND_PRUNED:
-                return new Pruned(r.hash());
-            case KIND_INNER: {
-                int cp = commonPrefix(lo, hi);
-                int n = r.varint(Entry.MAX_KEY_BYTES - cp);
-                if (n == 0) {
-                    throw new MalformedException("empty separator suffix");
+        int s = syms[next[0]++];
+        if (s == SYM_PRUNED) {
+            return new Pruned(r.hash());
+        }
+        if (s >= SYM_INNER_1) {
+            int cp = commonPrefix(lo, hi);
+            int n;
+            if (s == SYM_INNER_LONG) {
+                n = r.varint(Math.max(0, Entry.MAX_KEY_BYTES - cp - SHORT_SUFFIX_MAX - 1)) + SHORT_SUFFIX_MAX + 1;
+                if (n > Entry.MAX_KEY_BYTES - cp) {
+                    throw new MalformedException("separator over " + Entry.MAX_KEY_BYTES + " bytes");
                 }
-                byte[] sep = new byte[cp + n];
-                if (cp > 0) {
-                    System.arraycopy(lo.unsafeArray(), 0, sep, 0, cp);
+            } else {
+                n = s - SYM_INNER_1 + 1;
+                if (n > Entry.MAX_KEY_BYTES - cp) {
+                    throw new MalformedException("separator over " + Entry.MAX_KEY_BYTES + " bytes");
                 }
-                System.arraycopy(r.bytes(n).unsafeArray(), 0, sep, cp, n);
-                Bytes s = Bytes.wrap(sep);
-                Part left = readPart(r, kinds, next, depth + 1, lo, s);
-                Part right = readPart(r, kinds, next, depth + 1, s, hi);
-                return new Inner(s, left, right);
             }
-            case KIND_BOUNDARY:
-                return new Boundary(readPart(r, kinds, next, depth + 1, lo, hi));
-            default: {
-                int owner = r.varint(1 << 20) - 1;
-                Bytes key = null;
-                Bytes value = null;
-                if (owner < 0) {
-                    key = r.lengthPrefixed(Entry.MAX_KEY_BYTES);
-                    if (key.length() == 0) {
-                        throw new MalformedException("empty key");
-                    }
-                    int vlen = r.varint(Entry.MAX_VALUE_BYTES + 1);
-                    value = vlen == 0 ? null : r.bytes(vlen - 1);
+            byte[] sep = new byte[cp + n];
+            if (cp > 0) {
+                System.arraycopy(lo.unsafeArray(), 0, sep, 0, cp);
+            }
+            System.arraycopy(r.bytes(n).unsafeArray(), 0, sep, cp, n);
+            Bytes b = Bytes.wrap(sep);
+            Part left = readContent(r, syms, next, depth + 1, level, lo, b);
+            Part right = readContent(r, syms, next, depth + 1, level, b, hi);
+            return new Inner(b, left, right);
+        }
+        if (level > 0) {
+            if (s != SYM_ITEM) {
+                throw new MalformedException("entry inside an index node");
+            }
+            return new Boundary(readContent(r, syms, next, depth + 1, level - 1, lo, hi));
+        }
+        int owner = 0;
+        Bytes key = null;
+        Bytes value = null;
+        if (s == SYM_ENTRY) {
+            owner = r.varint(1 << 20) - 1;
+            if (owner == -1) {
+                key = r.lengthPrefixed(Entry.MAX_KEY_BYTES);
+                if (key.length() == 0) {
+                    throw new MalformedException("empty key");
                 }
-                long version = r.varint();
-                return new Leaf(owner, key, value, version, r.hash());
+                int vlen = r.varint(Entry.MAX_VALUE_BYTES + 1);
+                value = vlen == 0 ? null : r.bytes(vlen - 1);
+            } else {
+                owner++;
             }
         }
+        long version = r.varint();
+        return new Leaf(owner, key, value, version, r.hash());
     }
 
     // ---------------------------------------------------------------- verification

@@ -34,7 +34,7 @@ class ProofDecodingLimitsTest {
         for (int i = 0; i < depth; i++) {
             p = new LowerProof.Inner(Bytes.utf8("z"), p, new LowerProof.Pruned(Hash.ZERO));
         }
-        return new KeysProof(1, Hash.ZERO, List.of(), Hash.ZERO, new LowerProof(0, new LowerProof.Boundary(p)))
+        return new KeysProof(1, new KeysProof.AtDigest(Hash.ZERO), new LowerProof(0, new LowerProof.Boundary(p)))
                 .encode();
     }
 

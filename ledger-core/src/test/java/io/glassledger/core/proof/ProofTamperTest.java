@@ -206,8 +206,8 @@ class ProofTamperTest {
                 assertRejected("first digest twice " + pair, () -> ProofVerifier.verifyAppendOnly(d1, d1, p));
                 assertRejected("second digest twice " + pair, () -> ProofVerifier.verifyAppendOnly(d2, d2, p));
                 // A proof whose block numbers are swapped along with the digests is no proof either.
-                AppendOnlyProof swapped = new AppendOnlyProof(b2, b1, p.upperRoot1(), p.blockHash2(), p.blockHash1(),
-                        p.consistency(), p.inclusion());
+                AppendOnlyProof swapped = new AppendOnlyProof(b2, b1, p.upperRoot1(), p.lowerRoot2(), p.bodyHash2(),
+                        p.lowerRoot1(), p.bodyHash1(), p.consistency(), p.inclusion());
                 assertRejected("swapped proof " + pair, () -> ProofVerifier.verifyAppendOnly(d2, d1, swapped));
             }
         }

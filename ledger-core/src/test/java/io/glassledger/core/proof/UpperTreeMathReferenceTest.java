@@ -2,12 +2,14 @@ package io.glassledger.core.proof;
 
 import static io.glassledger.core.proof.ProofPropertyTest.assertRejected;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
 import io.glassledger.core.hash.Hashing;
+import io.glassledger.core.ledger.Block;
 import io.glassledger.core.ledger.BlockSpec;
 import io.glassledger.core.ledger.Ledger;
 import io.glassledger.core.postree.Mutation;
@@ -112,18 +114,27 @@ class UpperTreeMathReferenceTest {
         for (int n = 1; n <= 70; n++) {
             List<Hash> d = blocks.subList(0, n);
             Hash root = mth(d);
-            // The digest at block n commits to the upper tree over blocks 0..n-1.
-            assertEquals(Hashing.digest(n, root, blocks.get(n)), l.digest(n).root(), "digest at block " + n);
+            // The digest at block n commits to block n's lower root and, through its tail, to the upper tree over
+            // blocks 0..n-1 and block n's body.
+            Block bn = l.block(n);
+            Hash tail = Hashing.digestTail(root, bn.bodyHash());
+            assertEquals(Hashing.digest(n, bn.lowerRoot(), tail), l.digest(n).root(), "digest at block " + n);
+            assertEquals(new KeysProof.AtDigest(tail), l.proveKeys(List.of(k), n, n).anchor(), "anchor at " + n);
             for (int m = 0; m < n; m++) {
                 List<Hash> expectedPath = path(m, d);
                 KeysProof kp = l.proveKeys(List.of(k), m, n);
-                assertEquals(expectedPath, kp.upperPath(), "inclusion path of block " + m + " in size " + n);
-                assertEquals(blocks.get(n), kp.anchor());
-                assertEquals(root, UpperTreeMath.rootFromInclusion(m, n, blocks.get(m), kp.upperPath()),
+                KeysProof.Older o = assertInstanceOf(KeysProof.Older.class, kp.anchor());
+                assertEquals(expectedPath, o.upperPath(), "inclusion path of block " + m + " in size " + n);
+                assertEquals(l.block(m).bodyHash(), o.bodyHash());
+                assertEquals(bn.lowerRoot(), o.digestLowerRoot());
+                assertEquals(bn.bodyHash(), o.digestBodyHash());
+                assertEquals(root, UpperTreeMath.rootFromInclusion(m, n, blocks.get(m), o.upperPath()),
                         "root from inclusion of " + m + " in size " + n);
 
                 AppendOnlyProof ap = l.proveAppendOnly(m, n);
                 assertEquals(mth(blocks.subList(0, m)), ap.upperRoot1(), "upper root of size " + m);
+                assertEquals(blocks.get(m), Hashing.block(m, ap.lowerRoot1(), ap.bodyHash1()), "block " + m);
+                assertEquals(blocks.get(n), Hashing.block(n, ap.lowerRoot2(), ap.bodyHash2()), "block " + n);
                 assertEquals(expectedPath, ap.inclusion(), "append-only inclusion " + m + "→" + n);
                 if (m == 0) {
                     assertEquals(List.of(), ap.consistency());

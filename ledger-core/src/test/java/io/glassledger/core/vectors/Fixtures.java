@@ -20,7 +20,8 @@ import java.util.TreeMap;
  *   <li>{@code A}: small parameters (several tree levels), 12 blocks, with scripted histories;</li>
  *   <li>{@code A-fork}: the same genesis and blocks 1..4 as A, then its own blocks 5..9;</li>
  *   <li>{@code B}: an unrelated ledger (other genesis timestamp and content), 12 blocks;</li>
- *   <li>{@code C}: {@link TreeParams#DEFAULT}, 2 blocks of a few hundred keys.</li>
+ *   <li>{@code C}: {@link TreeParams#DEFAULT}, 2 blocks of a few hundred keys;</li>
+ *   <li>{@code D}: small parameters, 2 blocks; block 2 writes nothing, so its state (lower root) is block 1's.</li>
  * </ul>
  */
 final class Fixtures {
@@ -53,12 +54,14 @@ final class Fixtures {
     final Ledger fork;
     final Ledger other;
     final Ledger dflt;
+    final Ledger still;
 
-    private Fixtures(Ledger a, Ledger fork, Ledger other, Ledger dflt) {
+    private Fixtures(Ledger a, Ledger fork, Ledger other, Ledger dflt, Ledger still) {
         this.a = a;
         this.fork = fork;
         this.other = other;
         this.dflt = dflt;
+        this.still = still;
     }
 
     static Fixtures build() {
@@ -70,7 +73,11 @@ final class Fixtures {
         Ledger fork = ledger(SMALL, GENESIS_TS, specsFork);
         Ledger other = ledger(SMALL, GENESIS_TS + 1, script(0xB0BL, 1, 12, new TreeMap<>()));
         Ledger dflt = ledger(TreeParams.DEFAULT, GENESIS_TS, defaultSpecs());
-        return new Fixtures(a, fork, other, dflt);
+        Ledger still = ledger(SMALL, GENESIS_TS + 2, stillSpecs());
+        if (!still.block(1).lowerRoot().equals(still.block(2).lowerRoot())) {
+            throw new IllegalStateException("ledger D: block 2 changed the state");
+        }
+        return new Fixtures(a, fork, other, dflt, still);
     }
 
     private static Ledger ledger(TreeParams p, long genesisTs, List<BlockSpec> specs) {
@@ -180,6 +187,18 @@ final class Fixtures {
         byte[] v = new byte[rnd.nextInt(33)];
         rnd.nextBytes(v);
         return Bytes.wrap(v);
+    }
+
+    /** Ledger D: block 1 writes acct/000..acct/039; block 2, one transaction, writes nothing. */
+    private static List<BlockSpec> stillSpecs() {
+        Random rnd = new Random(0x5711L);
+        List<Mutation> first = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            Bytes k = Bytes.utf8(String.format("acct/%03d", i));
+            first.add(Mutation.put(k, randomValue(rnd, k)));
+        }
+        return List.of(new BlockSpec(GENESIS_TS + 1000, List.of(Bytes.utf8("d-1")), first),
+                new BlockSpec(GENESIS_TS + 2000, List.of(Bytes.utf8("d-2")), List.of()));
     }
 
     private static List<BlockSpec> defaultSpecs() {

@@ -127,8 +127,8 @@ final class HistoryAppendVectors {
         LeafNode newer = LeafNode.of(List.of(Entry.of(k, Bytes.utf8("v5"), 5, Hash.ZERO)));
         LeafNode head = LeafNode.of(List.of(Entry.of(k, Bytes.utf8("v3"), 3, newer.hash())));
         Block block = new Block(0, Fixtures.GENESIS_TS, head.hash(), List.of(), new TreeMap<>());
-        Digest digest = new Digest(0, Hashing.digest(0, Hash.ZERO, block.hash()));
-        KeysProof headProof = new KeysProof(0, block.bodyHash(), List.of(), Hash.ZERO,
+        Digest digest = new Digest(0, Hashing.digest(0, block.lowerRoot(), Hash.ZERO, block.bodyHash()));
+        KeysProof headProof = new KeysProof(0, new KeysProof.AtDigest(Hashing.digestTail(Hash.ZERO, block.bodyHash())),
                 new LowerProof(0, new LowerProof.Boundary(new LowerProof.Leaf(0, null, null, 3, newer.hash()))));
         LowerProof olderProof = new LowerProof(0,
                 new LowerProof.Boundary(new LowerProof.Leaf(0, null, null, 5, Hash.ZERO)));
@@ -156,12 +156,15 @@ final class HistoryAppendVectors {
         int headLen = head.encode().length;
         int lo = 1 + Tamper.lowerOffset(head);
         int olderCountAt = 1 + headLen;
-        for (int at : Tamper.flipPositions(enc.length, 8, 0, 1, 2, lo, lo + Tamper.layout(head.lower()).bitmapAt(),
-                olderCountAt, olderCountAt + 1)) {
+        int formAt = 2 + ByteWriter.varintSize(head.blockNo());
+        for (int at : Tamper.flipPositions(enc.length, 8, 0, 1, 2, formAt, formAt + 1, lo,
+                lo + Tamper.layout(head.lower()).symbolsAt(), olderCountAt, olderCountAt + 1)) {
             c.invalidProof("modified-proof[" + at + "]-bit-@" + (at % 8), null, Tamper.flip(enc, at, at % 8));
         }
         c.invalidProof("wrong-proof-type", "type byte 01 (a keys proof) instead of 03", Tamper.splice(enc, 0, 1,
                 new byte[] {1}));
+        c.invalidProof("head-anchor-form-unknown", "the head keys proof's anchor form byte 02",
+                Tamper.splice(enc, formAt, formAt + 1, new byte[] {2}));
         LowerProof owner = head.lower().root() == null ? null : Tamper.ownerPlusOne(head.lower());
         if (owner != null) {
             c.invalidProof("head-owner-out-of-range", "the head entry's owner index raised by one",
@@ -170,9 +173,9 @@ final class HistoryAppendVectors {
         if (!p.older().isEmpty()) {
             List<LowerProof> older = new ArrayList<>(p.older());
             LowerProof o0 = older.get(0);
-            older.set(0, new LowerProof(1, o0.root()));
-            c.invalidProof("older-root-level-1", "an older version's proof with root level 1 (must be one leaf)",
-                    new HistoryProof(head, older).encode());
+            older.set(0, new LowerProof(1, new LowerProof.Boundary(o0.root())));
+            c.invalidProof("older-root-level-1", "an older version's proof as a level-1 node whose only child is the "
+                    + "leaf: root level 1, but it must be one leaf", new HistoryProof(head, older).encode());
             older = new ArrayList<>(p.older());
             older.remove(older.size() - 1);
             c.invalidProof("older-proof-dropped", "the last older-version proof removed",
@@ -262,10 +265,10 @@ final class HistoryAppendVectors {
         c.invalidProof("trailing-garbage", "one byte 00 appended", Tamper.trailingGarbage(enc));
         int b2At = 1 + ByteWriter.varintSize(b1);
         int u1At = b2At + ByteWriter.varintSize(b2);
-        int consAt = u1At + 96;
+        int consAt = u1At + 5 * 32;
         int inclAt = consAt + ByteWriter.varintSize(p.consistency().size()) + 32 * p.consistency().size();
-        for (int at : Tamper.flipPositions(enc.length, 6, 0, 1, b2At, u1At, u1At + 32, u1At + 64, consAt, inclAt,
-                inclAt + 1)) {
+        for (int at : Tamper.flipPositions(enc.length, 6, 0, 1, b2At, u1At, u1At + 32, u1At + 64, u1At + 96,
+                u1At + 128, consAt, inclAt, inclAt + 1)) {
             c.invalidProof("modified-proof[" + at + "]-bit-@" + (at % 8), null, Tamper.flip(enc, at, at % 8));
         }
         c.invalidProof("non-minimal-varint", "b2 with a redundant 0x80 0x00 ending", Tamper.nonMinimalVarint(enc, b2At));
@@ -290,11 +293,15 @@ final class HistoryAppendVectors {
         if (b1 > 0) {
             c.invalidProof("consistency-and-inclusion-swapped", null, with(p, incl, cons));
         }
+        c.invalidProof("block-fields-swapped", "lowerRoot1, bodyHash1 and lowerRoot2, bodyHash2 exchanged",
+                new AppendOnlyProof(p.b1(), p.b2(), p.upperRoot1(), p.lowerRoot2(), p.bodyHash2(), p.lowerRoot1(),
+                        p.bodyHash1(), cons, incl).encode());
         return c;
     }
 
     private static byte[] with(AppendOnlyProof p, List<Hash> cons, List<Hash> incl) {
-        return new AppendOnlyProof(p.b1(), p.b2(), p.upperRoot1(), p.blockHash1(), p.blockHash2(), cons, incl).encode();
+        return new AppendOnlyProof(p.b1(), p.b2(), p.upperRoot1(), p.lowerRoot1(), p.bodyHash1(), p.lowerRoot2(),
+                p.bodyHash2(), cons, incl).encode();
     }
 
     /** Root of the upper tree over blocks 0..b-1 of l. */

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
+import io.glassledger.core.hash.Hashing;
+import io.glassledger.core.ledger.Block;
 import io.glassledger.core.ledger.Ledger;
 import io.glassledger.core.postree.Entry;
 import io.glassledger.core.proof.KeysProof;
@@ -44,7 +46,8 @@ final class KeysVectors {
             throw new IllegalStateException("no separator of " + c.name + " is encoded relative to a range bound "
                     + "from an ancestor node");
         }
-        c.invalidBecause("nested-too-deep", "a lower proof nested 513 parts deep (the limit is 512)",
+        c.invalidBecause("nested-too-deep", "a lower proof nested 513 parts deep (the limit is 512): a leaf whose "
+                + "routing tree is a chain of 512 Inner parts",
                 override("proof", Json.hex(Tamper.withLower(p, Tamper.nestedTooDeep(513)).encode())), "nested too deep");
         c.invalidProof("expanded-unreached-subtree", "a proof for two keys used for one: the second path is "
                 + "expanded though no claim reaches it",
@@ -75,7 +78,7 @@ final class KeysVectors {
         Json.putBytes(in, "value", value);
         in.put("proof", Json.hex(p.encode()));
         VectorFile.Case c = file.add(name, ledgerName, description, in);
-        expectRoots(c, l, d);
+        expectRoots(c, l, d, d);
         c.invalid("wrong-value", null, override("value", appendByte(value)));
         c.invalid("wrong-key", "another key that is present, with this key's proof",
                 override("key", otherPresentKey(l, key, d)));
@@ -91,7 +94,7 @@ final class KeysVectors {
         c.invalidBecause("key-over-limit", "the key padded with 00 bytes to 1025 bytes: it routes like the key, but "
                 + "no entry can hold it", override("key", Bytes.wrap(java.util.Arrays.copyOf(key.unsafeArray(),
                         Entry.MAX_KEY_BYTES + 1))), "cannot be an entry");
-        keysProofMutations(c, p, true, l, d, List.of(key));
+        keysProofMutations(c, p, l, d, d, List.of(key));
         return c;
     }
 
@@ -127,7 +130,7 @@ final class KeysVectors {
         Json.putBytes(in, "key", key);
         in.put("proof", Json.hex(p.encode()));
         VectorFile.Case c = file.add(name, ledgerName, description, in);
-        expectRoots(c, l, d);
+        expectRoots(c, l, d, d);
         if (d > 0) {
             Bytes present = otherPresentKey(l, key, d);
             c.invalid("wrong-key", "a present key with this proof", override("key", present));
@@ -141,7 +144,7 @@ final class KeysVectors {
         }
         c.invalid("other-ledger-digest", "the same block number in an unrelated ledger",
                 override("digest", f.other.digest(d)));
-        keysProofMutations(c, p, true, l, d, List.of(key));
+        keysProofMutations(c, p, l, d, d, List.of(key));
         return c;
     }
 
@@ -158,10 +161,18 @@ final class KeysVectors {
         included(file, "block-7-in-8", a, Fixtures.FF_KEY, 7, 8, "rightmost leaf of an upper tree of 8 blocks");
         included(file, "block-1-in-2", a, Fixtures.EMPTY_VALUE_KEY, 1, 2, "upper tree of 2 blocks");
         included(file, "block-4-in-11", a, Fixtures.LONG_KEY, 4, 11, "upper tree of 11 blocks");
+        included(file, "unchanged-state-block-1-in-2", "D", f.still, Bytes.utf8("acct/005"), 1, 2, "block 2 writes "
+                + "nothing, so blocks 1 and 2 have the same lower root: only the anchor's form tells which block a "
+                + "proof is for (see tail-form-for-older-block)");
         return file;
     }
 
     private void included(VectorFile file, String name, Ledger l, Bytes key, long b, long d, String description) {
+        included(file, name, "A", l, key, b, d, description);
+    }
+
+    private void included(VectorFile file, String name, String ledgerName, Ledger l, Bytes key, long b, long d,
+            String description) {
         Bytes value = l.get(key, b).orElseThrow();
         KeysProof p = l.proveKeys(List.of(key), b, d);
         ObjectNode in = Json.object();
@@ -170,8 +181,8 @@ final class KeysVectors {
         Json.putBytes(in, "key", key);
         Json.putBytes(in, "value", value);
         in.put("proof", Json.hex(p.encode()));
-        VectorFile.Case c = file.add(name, "A", description, in);
-        expectRoots(c, l, b);
+        VectorFile.Case c = file.add(name, ledgerName, description, in);
+        expectRoots(c, l, b, d);
         c.invalid("wrong-value", null, override("value", appendByte(value)));
         c.invalid("wrong-key", "another present key with this proof", override("key", otherPresentKey(l, key, b)));
         Bytes head = l.get(key, l.digest().blockNo()).orElse(null);
@@ -189,7 +200,7 @@ final class KeysVectors {
         }
         c.invalid("other-ledger-digest", "the same block number in an unrelated ledger",
                 override("digest", f.other.digest(d)));
-        keysProofMutations(c, p, b == d, l, b, List.of(key));
+        keysProofMutations(c, p, l, b, d, List.of(key));
     }
 
     // ---------------------------------------------------------------- batch
@@ -232,7 +243,7 @@ final class KeysVectors {
         g.invalid("value-claimed-on-empty-tree", "a value claimed in the empty tree", claimsOverride(valued));
         g.invalid("other-ledger-digest", "the same block number in an unrelated ledger",
                 override("digest", f.other.digest(12)));
-        keysProofMutations(g, decode(g), false, a, 0, List.of(Fixtures.NEVER_KEY, Fixtures.SINGLE_KEY));
+        keysProofMutations(g, decode(g), a, 0, 12, List.of(Fixtures.NEVER_KEY, Fixtures.SINGLE_KEY));
         List<Bytes> def = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             def.add(Bytes.utf8(String.format("item/%05d", i * 301)));
@@ -256,7 +267,7 @@ final class KeysVectors {
         in.set("claims", claims(l, order, b));
         in.put("proof", Json.hex(p.encode()));
         VectorFile.Case c = file.add(name, ledgerName, description, in);
-        expectRoots(c, l, b);
+        expectRoots(c, l, b, d);
         return c;
     }
 
@@ -328,7 +339,7 @@ final class KeysVectors {
         c.invalid("other-ledger-digest", "the same block number in an unrelated ledger",
                 override("digest", f.other.digest(d)));
         c.invalid("wrong-block-number", "the claim names another block than the proof", longOverride("blockNo", b + 1));
-        keysProofMutations(c, p, b == d, l, b, keys);
+        keysProofMutations(c, p, l, b, d, keys);
     }
 
     private static ArrayNode claims(Ledger l, List<Bytes> keys, long b) {
@@ -353,44 +364,65 @@ final class KeysVectors {
      * The proof-byte mutations every keys proof gets: truncation, trailing garbage, sampled bit flips, and one of
      * each canonical-form violation that applies.
      */
-    static void keysProofMutations(VectorFile.Case c, KeysProof p, boolean ownBlock, Ledger l, long b,
-            List<Bytes> keys) {
+    static void keysProofMutations(VectorFile.Case c, KeysProof p, Ledger l, long b, long d, List<Bytes> keys) {
         byte[] enc = p.encode();
         c.invalidProof("truncated", "the last byte removed", Tamper.truncated(enc));
         c.invalidProof("trailing-garbage", "one byte 00 appended", Tamper.trailingGarbage(enc));
-        int bodyAt = 1 + ByteWriter.varintSize(p.blockNo());
-        int pathCountAt = bodyAt + 32;
-        int pathAt = pathCountAt + ByteWriter.varintSize(p.upperPath().size());
-        int anchorAt = pathAt + 32 * p.upperPath().size();
-        int lo = anchorAt + 32;
+        int formAt = 1 + ByteWriter.varintSize(p.blockNo());
+        int anchorAt = formAt + 1;
+        int lo = Tamper.lowerOffset(p);
+        List<Integer> landmarks = new ArrayList<>(List.of(0, 1, formAt, anchorAt));
+        if (p.anchor() instanceof KeysProof.Older o) {
+            int pathCountAt = anchorAt + 32;
+            int pathAt = pathCountAt + ByteWriter.varintSize(o.upperPath().size());
+            int digestLowerAt = pathAt + 32 * o.upperPath().size();
+            landmarks.addAll(List.of(pathCountAt, o.upperPath().isEmpty() ? -1 : pathAt, digestLowerAt,
+                    digestLowerAt + 32));
+        }
         Tamper.LowerLayout lay = Tamper.layout(p.lower());
-        for (int at : Tamper.flipPositions(enc.length, 10, 0, 1, bodyAt, pathCountAt, p.upperPath().isEmpty() ? -1 : pathAt,
-                anchorAt, lo, lo + lay.countAt(), lo + lay.bitmapAt(), lo + lay.payloadAt() - 1, lo + lay.payloadAt())) {
+        landmarks.addAll(List.of(lo, lo + lay.countAt(), lo + lay.symbolsAt(), lo + lay.payloadAt() - 1,
+                lo + lay.payloadAt()));
+        for (int at : Tamper.flipPositions(enc.length, 10, landmarks.stream().mapToInt(Integer::intValue).toArray())) {
             c.invalidProof("modified-proof[" + at + "]-bit-@" + (at % 8), null, Tamper.flip(enc, at, at % 8));
         }
         c.invalidProof("non-minimal-varint", "the block number varint with a redundant 0x80 0x00 ending",
                 Tamper.nonMinimalVarint(enc, 1));
         c.invalidProof("wrong-proof-type", "type byte 02 (an append-only proof) instead of 01",
                 Tamper.splice(enc, 0, 1, new byte[] {2}));
+        c.invalidBecause("anchor-form-unknown", "anchor form byte 02: only 00 and 01 exist",
+                proofOverride(Tamper.splice(enc, formAt, formAt + 1, new byte[] {2})), "unknown anchor form");
+        anchorMutations(c, p, l, b, d);
         if (p.lower().root() == null) {
             byte[] pruned = new byte[3 + 32];
             pruned[0] = 1;
             pruned[1] = 1;
-            c.invalidProof("empty-tree-as-pruned-root", "root level 0 and a single pruned part (zero hash) "
-                    + "where the tree is empty", Tamper.splice(enc, lo, lo + 1, pruned));
+            c.invalidProof("empty-tree-as-pruned-root", "root level 0, one symbol: a node whose content is pruned "
+                    + "(zero hash), where the tree is empty", Tamper.splice(enc, lo, lo + 1, pruned));
             return;
         }
         byte[] lowerEnc = p.lower().encode();
-        c.invalidProof("root-level-plus-one", "the root level one higher than the tree's",
-                Tamper.splice(enc, lo, lo + 1, new byte[] {(byte) (lowerEnc[0] + 1)}));
-        c.invalidProof("kind-bitmap-extra-kinds", "the kind count raised by 4 (one more bitmap byte, 00)",
-                Tamper.splice(enc, lo, enc.length, Tamper.extraKinds(lowerEnc, lay)));
-        if (lay.count() % 4 != 0) {
-            c.invalidProof("kind-bitmap-padding", "a padding bit of the last bitmap byte set",
-                    Tamper.flip(enc, lo + lay.payloadAt() - 1, 0));
-        }
         if (!java.util.Arrays.equals(Tamper.encodeLower(p.lower(), null), lowerEnc)) {
             throw new IllegalStateException(c.name + ": the FORMAT.md lower-proof encoder differs from the reference");
+        }
+        c.invalidProof("root-level-plus-one", "the root level one higher than the tree's",
+                Tamper.splice(enc, lo, lo + 1, new byte[] {(byte) (lowerEnc[0] + 1)}));
+        c.invalidBecause("symbols-extra", "the symbol count raised by 8 (three more symbol bytes, 00): symbols "
+                + "left over once the root is complete", proofOverride(Tamper.splice(enc, lo, enc.length,
+                        Tamper.extraSymbols(lowerEnc, lay))), "unused symbols");
+        if (3 * lay.count() % 8 != 0) {
+            c.invalidBecause("symbols-padding", "the last padding bit of the last symbol byte set",
+                    proofOverride(Tamper.flip(enc, lo + lay.payloadAt() - 1, 0)), "non-zero padding");
+        }
+        int child = lay.symbols().indexOf(Tamper.SYM_ITEM);
+        while (child >= 0 && lay.levels().get(child) == 0) {
+            int next = lay.symbols().subList(child + 1, lay.count()).indexOf(Tamper.SYM_ITEM);
+            child = next < 0 ? -1 : child + 1 + next;
+        }
+        if (child >= 0) {
+            c.invalidBecause("entry-symbol-in-index-node", "symbol " + child + ", a child node of a level-"
+                    + lay.levels().get(child) + " node (symbol 1), changed to symbol 2: an entry inside an index node",
+                    proofOverride(Tamper.splice(enc, lo, enc.length, Tamper.withSymbol(lowerEnc, lay, child,
+                            Tamper.SYM_ENTRY))), "entry inside an index node");
         }
         List<Tamper.InnerRange> ranges = Tamper.innerRanges(p.lower());
         if (!ranges.isEmpty()) {
@@ -402,17 +434,21 @@ final class KeysVectors {
             Tamper.InnerRange r = ranges.get(target);
             byte[] sep = r.sep().unsafeArray();
             byte[] suffix = java.util.Arrays.copyOfRange(sep, r.cp(), sep.length);
-            c.invalidProof("separator-suffix-empty", "Inner part " + target + " (preorder, from 0; its range "
-                    + "bounds share " + r.cp() + " bytes) with an empty separator suffix: varint 0", withInner(enc, lo, p.lower(), target,
-                            new ByteWriter().varint(0).toByteArray()));
-            c.invalidProof("separator-suffix-over-limit", "Inner part " + target + ": separator suffix length "
-                    + (Entry.MAX_KEY_BYTES + 1 - r.cp()) + ", so the separator would be 1025 bytes", withInner(enc, lo,
-                            p.lower(), target, new ByteWriter().varint(Entry.MAX_KEY_BYTES + 1L - r.cp()).raw(suffix)
-                                    .toByteArray()));
+            int over = Entry.MAX_KEY_BYTES + 1 - r.cp();
+            c.invalidProof("separator-suffix-over-limit", "Inner part " + target + " (preorder, from 0; its range "
+                    + "bounds share " + r.cp() + " bytes) as symbol 7 with a suffix length of " + over + ", so the "
+                    + "separator would be 1025 bytes", withInner(enc, lo, p.lower(), target,
+                            Tamper.longInner(over, suffix)));
+            if (suffix.length <= 4) {
+                c.invalidProof("separator-suffix-length-mismatch", "Inner part " + target + ": its " + suffix.length
+                        + "-byte suffix under the symbol of a " + (suffix.length % 4 + 1) + "-byte one",
+                        withInner(enc, lo, p.lower(), target, new Tamper.InnerCode(
+                                Tamper.SYM_INNER_SHORT + suffix.length % 4, suffix)));
+            }
             if (r.cp() > 0) {
-                c.invalidProof("separator-in-full", "Inner part " + target + ": the separator written whole, lp(sep), "
-                        + "instead of after the " + r.cp() + "-byte common prefix of its range", withInner(enc, lo,
-                                p.lower(), target, new ByteWriter().lengthPrefixed(r.sep()).toByteArray()));
+                c.invalidProof("separator-in-full", "Inner part " + target + ": the whole separator written as its "
+                        + "suffix, instead of the part after the " + r.cp() + "-byte common prefix of its range",
+                        withInner(enc, lo, p.lower(), target, Tamper.innerCode(sep)));
             }
         }
         LowerProof owner = Tamper.ownerPlusOne(p.lower());
@@ -430,30 +466,45 @@ final class KeysVectors {
             c.invalidProof("claimed-form-neighbour", "a neighbour entry rewritten in claimed form",
                     Tamper.withLower(p, neighbour).encode());
         }
-        if (ownBlock) {
-            c.invalidProof("upper-path-at-own-block", "one upper-path hash at the digest's own block",
-                    Tamper.withPath(p, List.of(p.anchor())).encode());
-        } else {
-            List<Hash> longer = new ArrayList<>(p.upperPath());
-            longer.add(Hash.ZERO);
-            c.invalidProof("upper-path-extra-hash", "a zero hash appended to the upper path",
-                    Tamper.withPath(p, longer).encode());
-            if (!p.upperPath().isEmpty()) {
-                c.invalidProof("upper-path-dropped-hash", "the last upper-path hash removed",
-                        Tamper.withPath(p, p.upperPath().subList(0, p.upperPath().size() - 1)).encode());
-            }
-            if (p.upperPath().size() >= 2) {
-                List<Hash> rev = new ArrayList<>(p.upperPath());
-                Collections.reverse(rev);
-                c.invalidProof("upper-path-reversed", "the upper path in reverse order",
-                        Tamper.withPath(p, rev).encode());
-            }
-        }
     }
 
-    /** The keys proof {@code enc} with the payload of Inner part {@code target} (in preorder) replaced. */
-    private static byte[] withInner(byte[] enc, int lowerAt, LowerProof lower, int target, byte[] payload) {
-        byte[] l = Tamper.encodeLower(lower, (i, sep, cp) -> i == target ? payload : null);
+    /** Mutations of the anchor: the other form, and upper-path changes for an older block. */
+    private static void anchorMutations(VectorFile.Case c, KeysProof p, Ledger l, long b, long d) {
+        if (b == d) {
+            Block blk = l.block(b);
+            c.invalidBecause("older-form-at-own-block", "the anchor in form 01 (body hash, an empty upper path, and "
+                    + "the digest block's lower root and body hash) at the digest's own block",
+                    proofOverride(Tamper.withAnchor(p, new KeysProof.Older(blk.bodyHash(), List.of(),
+                            blk.lowerRoot(), blk.bodyHash())).encode()), "anchored by the tail alone");
+            return;
+        }
+        KeysProof.Older o = (KeysProof.Older) p.anchor();
+        Hash tail = Hashing.digestTail(HistoryAppendVectors.upperRoot(l, d), l.block(d).bodyHash());
+        c.invalidBecause("tail-form-for-older-block", "the anchor in form 00 with the digest block's tail: a proof "
+                + "for block " + b + " anchored as if it were the digest's block " + d,
+                proofOverride(Tamper.withAnchor(p, new KeysProof.AtDigest(tail)).encode()), "anchored at its own block");
+        List<Hash> longer = new ArrayList<>(o.upperPath());
+        longer.add(Hash.ZERO);
+        c.invalidProof("upper-path-extra-hash", "a zero hash appended to the upper path",
+                Tamper.withPath(p, longer).encode());
+        if (!o.upperPath().isEmpty()) {
+            c.invalidProof("upper-path-dropped-hash", "the last upper-path hash removed",
+                    Tamper.withPath(p, o.upperPath().subList(0, o.upperPath().size() - 1)).encode());
+        }
+        if (o.upperPath().size() >= 2) {
+            List<Hash> rev = new ArrayList<>(o.upperPath());
+            Collections.reverse(rev);
+            c.invalidProof("upper-path-reversed", "the upper path in reverse order",
+                    Tamper.withPath(p, rev).encode());
+        }
+        c.invalidProof("digest-roots-swapped", "the digest block's lower root and body hash exchanged",
+                Tamper.withAnchor(p, new KeysProof.Older(o.bodyHash(), o.upperPath(), o.digestBodyHash(),
+                        o.digestLowerRoot())).encode());
+    }
+
+    /** The keys proof {@code enc} with the code of Inner part {@code target} (in preorder) replaced. */
+    private static byte[] withInner(byte[] enc, int lowerAt, LowerProof lower, int target, Tamper.InnerCode code) {
+        byte[] l = Tamper.encodeLower(lower, (i, sep, cp) -> i == target ? code : null);
         return Tamper.splice(enc, lowerAt, enc.length, l);
     }
 
@@ -467,9 +518,22 @@ final class KeysVectors {
         throw new IllegalStateException("no claimed leaf");
     }
 
-    static void expectRoots(VectorFile.Case c, Ledger l, long b) {
+    /**
+     * The values a verifier computes on the way: the lower root of block b; for a proof older than its digest's
+     * block d (form 01), also block b's hash and upperRoot(d), which its inclusion path gives.
+     */
+    static void expectRoots(VectorFile.Case c, Ledger l, long b, long d) {
         c.expect("lowerRoot", l.block(b).lowerRoot().hex());
-        c.expect("blockHash", l.block(b).hash().hex());
+        if (b < d) {
+            c.expect("blockHash", l.block(b).hash().hex());
+            c.expect("upperRoot", HistoryAppendVectors.upperRoot(l, d).hex());
+        }
+    }
+
+    static ObjectNode proofOverride(byte[] proof) {
+        ObjectNode o = Json.object();
+        o.put("proof", Json.hex(proof));
+        return o;
     }
 
     static KeysProof decode(VectorFile.Case c) {

@@ -48,39 +48,21 @@ final class LimitVectors {
         requireDepth(deep513, 513);
         add(out, "depth-512", true, null, "a tree of 256 levels (255..0), every node with two children, the path child "
                 + "and an opaque sibling: one Boundary and one Inner per level. The claimed entry of the two-entry leaf is "
-                + "nested exactly 512 deep, the limit.", deep512, null, m.key(), m.value(), null);
+                + "nested exactly 512 deep, the limit.", deep512, m.key(), m.value(), null);
         add(out, "depth-513", false, "nested too deep", "the same tree with a third leaf entry; the claimed one is "
-                + "nested 513 deep", deep513, null, a.key(), a.value(), null);
+                + "nested 513 deep", deep513, a.key(), a.value(), null);
 
-        // Separator length, relative to a range whose bounds share cp = 10 bytes.
-        byte[] p = Bytes.utf8("ab--------").toByteArray();
-        Bytes lo = Bytes.wrap(concat(p, new byte[] {0x10}));
-        Bytes hi = Bytes.wrap(concat(p, new byte[] {0x20}));
-        Bytes key = Bytes.wrap(concat(p, new byte[] {0x12}));
-        for (int len : new int[] {1024, 1025}) {
-            byte[] sep = new byte[len];
-            Arrays.fill(sep, (byte) 'y');
-            System.arraycopy(p, 0, sep, 0, p.length);
-            sep[p.length] = 0x11;
-            Part part = new Boundary(new Inner(lo, new Pruned(hash(1)), new Inner(hi,
-                    new Inner(Bytes.wrap(sep), new Pruned(hash(2)), claimed()), new Pruned(hash(3)))));
-            LowerProof proof = new LowerProof(0, part);
-            if (len == 1024) {
-                add(out, "separator-1024-bytes", true, null, "a crafted leaf whose routing tree has a 1024-byte "
-                        + "separator, the longest allowed, in a range whose bounds share 10 bytes: its payload is "
-                        + "varint(1014) and 1014 bytes", proof, null, key, Bytes.utf8("v"), null);
-            } else {
-                add(out, "separator-1025-bytes", false, "exceeds limit", "the same with a 1025-byte separator: "
-                        + "suffix length 1015, over the limit 1024 - cp = 1014", proof, null, key, Bytes.utf8("v"), null);
-            }
-        }
-
-        // An empty separator suffix: the separator equals the common prefix of its range's bounds.
-        Part empty = new Boundary(new Inner(Bytes.utf8("ab"), new Pruned(hash(4)), new Inner(Bytes.utf8("ac"),
-                new Inner(Bytes.utf8("a"), new Pruned(hash(5)), claimed()), new Pruned(hash(6)))));
-        add(out, "separator-suffix-empty", false, "empty separator suffix", "a crafted leaf whose separator a sits in "
-                + "the range (ab, ac), cp = 1: its payload is varint 0, an empty suffix", new LowerProof(0, empty),
-                (i, sep, cp) -> i == 2 ? new byte[] {0} : null, Bytes.utf8("abc"), Bytes.utf8("v"), null);
+        // Separator length, relative to a range whose bounds share cp = 10 bytes (the suffix takes symbol 7 and a
+        // length varint) and cp = 1021 bytes (the suffix takes a short symbol, 3..6, that gives its length).
+        separatorLimits(out, 10, 1024, true, null, "a crafted leaf whose routing tree has a 1024-byte separator, the "
+                + "longest allowed, in a range whose bounds share 10 bytes: symbol 7, varint(1009) and a 1014-byte "
+                + "suffix", "separator-1024-bytes");
+        separatorLimits(out, 10, 1025, false, "exceeds limit", "the same with a 1025-byte separator: symbol 7 and "
+                + "varint(1010), a 1015-byte suffix, over the limit 1024 - cp = 1014", "separator-1025-bytes");
+        separatorLimits(out, 1021, 1024, true, null, "a crafted leaf with a 1024-byte separator in a range whose "
+                + "bounds share 1021 bytes: symbol 5, a 3-byte suffix", "separator-1024-bytes-short-suffix");
+        separatorLimits(out, 1021, 1025, false, "separator over 1024 bytes", "the same with a 1025-byte separator: "
+                + "symbol 6, a 4-byte suffix, so cp + n = 1025", "separator-1025-bytes-short-suffix");
 
         // Claimed keys at and over the key limit (§3), in a crafted single-entry leaf.
         for (int len : new int[] {1024, 1025}) {
@@ -92,14 +74,36 @@ final class LimitVectors {
             Hash root = Hashing.node(0, Hashing.entry(e, 0, e.length));
             if (len == 1024) {
                 add(out, "claim-key-1024-bytes", true, null, "a crafted leaf holding one entry with a 1024-byte key, "
-                        + "the longest allowed, claimed", proof, null, Bytes.wrap(k), Bytes.utf8("v"), root);
+                        + "the longest allowed, claimed", proof, Bytes.wrap(k), Bytes.utf8("v"), root);
             } else {
                 add(out, "claim-key-1025-bytes", false, "cannot be an entry", "the same with a 1025-byte key: the "
-                        + "hashes match, but no entry can hold the claim", proof, null, Bytes.wrap(k), Bytes.utf8("v"),
+                        + "hashes match, but no entry can hold the claim", proof, Bytes.wrap(k), Bytes.utf8("v"),
                         root);
             }
         }
         return out;
+    }
+
+    /**
+     * A crafted leaf proof Inner(lo, Pruned, Inner(hi, Inner(sep, Pruned, claimed), Pruned)): lo and hi share
+     * {@code cp} bytes and sep, of {@code len} bytes, extends them; the claimed key routes to the entry.
+     */
+    private static void separatorLimits(ArrayNode out, int cp, int len, boolean valid, String reason,
+            String description, String name) {
+        byte[] p = new byte[cp];
+        Arrays.fill(p, (byte) '-');
+        p[0] = 'a';
+        p[1] = 'b';
+        Bytes lo = Bytes.wrap(concat(p, new byte[] {0x10}));
+        Bytes hi = Bytes.wrap(concat(p, new byte[] {0x20}));
+        Bytes key = Bytes.wrap(concat(p, new byte[] {0x12}));
+        byte[] sep = new byte[len];
+        Arrays.fill(sep, (byte) 'y');
+        System.arraycopy(p, 0, sep, 0, p.length);
+        sep[p.length] = 0x11;
+        Part part = new Boundary(new Inner(lo, new Pruned(hash(1)), new Inner(hi,
+                new Inner(Bytes.wrap(sep), new Pruned(hash(2)), claimed()), new Pruned(hash(3)))));
+        add(out, name, valid, reason, description, new LowerProof(0, part), key, Bytes.utf8("v"), null);
     }
 
     private static Leaf claimed() {
@@ -120,11 +124,12 @@ final class LimitVectors {
 
     /**
      * Adds one vector: a block-0 digest over the proof's root (computed by the reference evaluator on the proof
-     * object, unless given), the claim, and the keys proof encoded by {@link Tamper#encodeLower} (with {@code hook}),
-     * since the reference encoder refuses some of these. Checks the reference verifier's verdict and reason.
+     * object, unless given), the claim, and the keys proof (form 00) whose lower proof {@link Tamper#encodeLower}
+     * encodes: the reference encoder, which checks no limit either, must give the same bytes. Checks the reference
+     * verifier's verdict and reason.
      */
     private static void add(ArrayNode out, String name, boolean valid, String reason, String description,
-            LowerProof lower, Tamper.InnerPayload hook, Bytes key, Bytes value, Hash root) {
+            LowerProof lower, Bytes key, Bytes value, Hash root) {
         if (root == null) {
             try {
                 root = lower.computeRoot(List.of(KeyClaim.present(key, value)), null);
@@ -133,9 +138,13 @@ final class LimitVectors {
             }
         }
         Block block = new Block(0, Fixtures.GENESIS_TS, root, List.of(), new TreeMap<>());
-        Digest d = new Digest(0, Hashing.digest(0, Hash.ZERO, block.hash()));
-        byte[] proof = new ByteWriter().u8(1).varint(0).hash(block.bodyHash()).varint(0).hash(Hash.ZERO)
-                .raw(Tamper.encodeLower(lower, hook)).toByteArray();
+        Hash tail = Hashing.digestTail(Hash.ZERO, block.bodyHash());
+        Digest d = new Digest(0, Hashing.digest(0, root, tail));
+        byte[] lowerEnc = Tamper.encodeLower(lower, null);
+        if (!Arrays.equals(lowerEnc, lower.encode())) {
+            throw new IllegalStateException(name + ": the FORMAT.md lower-proof encoder differs from the reference");
+        }
+        byte[] proof = new ByteWriter().u8(1).varint(0).u8(0).hash(tail).raw(lowerEnc).toByteArray();
         ObjectNode o = out.addObject();
         o.put("name", name);
         o.put("description", description);

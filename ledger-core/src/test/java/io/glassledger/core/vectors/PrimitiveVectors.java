@@ -75,6 +75,7 @@ final class PrimitiveVectors {
         tags.put("block", "10");
         tags.put("body", "11");
         tags.put("digest", "20");
+        tags.put("digestTail", "21");
         tags.put("upperInner", "31");
         ArrayNode varints = root.putArray("varint");
         for (long x : new long[] {0, 1, 127, 128, 255, 300, 16383, 16384, 1L << 32, Long.MAX_VALUE}) {
@@ -306,9 +307,13 @@ final class PrimitiveVectors {
         body.put("hash", Hashing.body(new byte[] {1}).hex());
         ObjectNode digest = h.putObject("digest");
         digest.put("blockNo", 7);
-        digest.put("upperRoot", l.hex());
-        digest.put("blockHash", r.hex());
+        digest.put("lowerRoot", l.hex());
+        digest.put("tail", r.hex());
         digest.put("hash", Hashing.digest(7, l, r).hex());
+        ObjectNode tail = h.putObject("digestTail");
+        tail.put("upperRoot", l.hex());
+        tail.put("bodyHash", r.hex());
+        tail.put("hash", Hashing.digestTail(l, r).hex());
         ObjectNode up = h.putObject("upperInner");
         up.put("left", l.hex());
         up.put("right", r.hex());
@@ -608,6 +613,7 @@ final class PrimitiveVectors {
         ledger(v, "A-fork", f.fork);
         ledger(v, "B", f.other);
         ledger(v, "C", f.dflt);
+        ledger(v, "D", f.still);
         root.set("invalidRecords", invalidRecords(f.a));
         return Json.write(root);
     }
@@ -707,7 +713,7 @@ final class PrimitiveVectors {
             Hash upper = hashes.isEmpty() ? Hash.ZERO : HistoryAppendVectors.mth(hashes);
             bo.put("upperRoot", upper.hex());
             bo.put("digest", l.digest(b).root().hex());
-            if (!l.digest(b).root().equals(Hashing.digest(b, upper, blk.hash()))) {
+            if (!l.digest(b).root().equals(Hashing.digest(b, blk.lowerRoot(), upper, blk.bodyHash()))) {
                 throw new IllegalStateException("digest of block " + b + " does not match the reference upper tree");
             }
             hashes.add(blk.hash());

@@ -74,36 +74,31 @@ final class Tamper {
 
     // ---------------------------------------------------------------- lower proofs
 
-    /** Offsets, inside a lower-proof encoding, of its fields. count is -1 for the empty tree. */
-    record LowerLayout(int countAt, int count, int bitmapAt, int bitmapLen) {
+    /**
+     * Offsets, inside a lower-proof encoding, of its fields, and its symbols. count is -1 for the empty tree.
+     * {@code symbols.get(i)} is symbol i, and {@code levels.get(i)} the level of the node it was read in.
+     */
+    record LowerLayout(int countAt, int count, int symbolsAt, int symbolsLen, List<Integer> symbols,
+            List<Integer> levels) {
         int payloadAt() {
-            return bitmapAt + bitmapLen;
+            return symbolsAt + symbolsLen;
         }
     }
 
     static LowerLayout layout(LowerProof p) {
         int countAt = ByteWriter.varintSize(p.rootLevel() + 1L);
         if (p.root() == null) {
-            return new LowerLayout(countAt, -1, countAt, 0);
+            return new LowerLayout(countAt, -1, countAt, 0, List.of(), List.of());
         }
-        int count = preorder(p.root()).size();
-        return new LowerLayout(countAt, count, countAt + ByteWriter.varintSize(count), (count + 3) / 4);
+        Walk w = walk(p, null);
+        int count = w.symbols.size();
+        return new LowerLayout(countAt, count, countAt + ByteWriter.varintSize(count), symbolBytes(count),
+                List.copyOf(w.symbols), List.copyOf(w.levels));
     }
 
-    static List<Part> preorder(Part root) {
-        List<Part> out = new ArrayList<>();
-        List<Part> stack = new ArrayList<>(List.of(root));
-        while (!stack.isEmpty()) {
-            Part p = stack.remove(stack.size() - 1);
-            out.add(p);
-            if (p instanceof Inner in) {
-                stack.add(in.right());
-                stack.add(in.left());
-            } else if (p instanceof Boundary b) {
-                stack.add(b.content());
-            }
-        }
-        return out;
+    /** Bytes taken by {@code count} 3-bit symbols. */
+    static int symbolBytes(int count) {
+        return (3 * count + 7) / 8;
     }
 
     /** Replaces the first part (preorder) for which {@code f} returns non-null; null if none matched. */
@@ -150,22 +145,52 @@ final class Tamper {
                 ? new Leaf(0, null, null, l.version(), l.prev()) : null);
     }
 
-    // ---------------------------------------------------------------- separator payloads
+    // ---------------------------------------------------------------- the FORMAT.md encoder
 
-    /** Replaces the payload of one Inner part; returns null to keep the canonical payload. */
+    static final int SYM_PRUNED = 0;
+    /** A child node (level >= 1) or a claimed-form entry with owner 0 (level 0). */
+    static final int SYM_ITEM = 1;
+    /** Any other entry form (level 0 only). */
+    static final int SYM_ENTRY = 2;
+    /** Symbols 3..6: an Inner with a separator suffix of 1..4 bytes. */
+    static final int SYM_INNER_SHORT = 3;
+    /** An Inner with varint(n - 5) and a separator suffix of n >= 5 bytes. */
+    static final int SYM_INNER_LONG = 7;
+
+    /** How one Inner part is written: its symbol and its payload (the part's own bytes, not its children's). */
+    record InnerCode(int symbol, byte[] payload) {
+    }
+
+    /** Replaces how one Inner part is written; returns null to keep the canonical code. */
     interface InnerPayload {
         /**
          * @param inner index of the Inner part among the Inner parts, in preorder
          * @param sep   its separator
          * @param cp    length of the common prefix of its range bounds (0 if either is open)
          */
-        byte[] payload(int inner, Bytes sep, int cp);
+        InnerCode code(int inner, Bytes sep, int cp);
+    }
+
+    /** The canonical code of a separator suffix (FORMAT.md §9.2): symbols 3..6 for 1..4 bytes, else symbol 7. */
+    static InnerCode innerCode(byte[] suffix) {
+        if (suffix.length >= 1 && suffix.length <= 4) {
+            return new InnerCode(SYM_INNER_SHORT + suffix.length - 1, suffix);
+        }
+        return longInner(suffix.length, suffix);
+    }
+
+    /** Symbol 7 declaring a suffix of {@code n} bytes (n >= 5), followed by {@code bytes}. */
+    static InnerCode longInner(int n, byte[] bytes) {
+        return new InnerCode(SYM_INNER_LONG, new ByteWriter().varint(n - 5L).raw(bytes).toByteArray());
     }
 
     /**
-     * A lower-proof encoder written from FORMAT.md §9.2 (relative separators), independent of
-     * {@link LowerProof#encode()}, with a hook that may replace any Inner payload. With a null hook it must give the
-     * reference encoding byte for byte.
+     * A lower-proof encoder written from FORMAT.md §9.2 (3-bit symbols, implied node boundaries, relative
+     * separators), independent of {@link LowerProof#encode()}, with a hook that may replace how any Inner part is
+     * written. With a null hook it must give the reference encoding byte for byte.
+     *
+     * @throws IllegalArgumentException for parts the encoding cannot express (a Boundary where none is implied, an
+     *                                  entry in an index node, a separator outside its range)
      */
     static byte[] encodeLower(LowerProof p, InnerPayload hook) {
         ByteWriter w = new ByteWriter();
@@ -173,51 +198,111 @@ final class Tamper {
         if (p.root() == null) {
             return w.toByteArray();
         }
-        List<Part> order = preorder(p.root());
-        w.varint(order.size());
-        byte[] kinds = new byte[(order.size() + 3) / 4];
-        for (int i = 0; i < order.size(); i++) {
-            Part x = order.get(i);
-            int k = x instanceof LowerProof.Pruned ? 0 : x instanceof Inner ? 1 : x instanceof Boundary ? 2 : 3;
-            kinds[i / 4] |= (byte) (k << (6 - 2 * (i % 4)));
-        }
-        w.raw(kinds);
-        payloads(p.root(), null, null, w, hook, new int[1]);
+        Walk walk = walk(p, hook);
+        w.varint(walk.symbols.size());
+        w.raw(packSymbols(walk.symbols));
+        w.raw(walk.payload.toByteArray());
         return w.toByteArray();
     }
 
-    private static void payloads(Part p, Bytes lo, Bytes hi, ByteWriter w, InnerPayload hook, int[] inners) {
-        if (p instanceof LowerProof.Pruned pr) {
-            w.hash(pr.hash());
-        } else if (p instanceof Boundary b) {
-            payloads(b.content(), lo, hi, w, hook, inners);
-        } else if (p instanceof Inner in) {
-            int cp = commonPrefix(lo, hi);
-            byte[] s = in.sep().unsafeArray();
-            byte[] replaced = hook == null ? null : hook.payload(inners[0], in.sep(), cp);
-            inners[0]++;
-            if (replaced != null) {
-                w.raw(replaced);
-            } else {
-                w.varint(s.length - cp);
-                w.raw(s, cp, s.length - cp);
+    /** Symbols packed 3 bits each, most significant bit first, the last byte padded with zero bits. */
+    static byte[] packSymbols(List<Integer> symbols) {
+        ByteWriter w = new ByteWriter();
+        int acc = 0;
+        int bits = 0;
+        for (int s : symbols) {
+            if (s < 0 || s > 7) {
+                throw new IllegalArgumentException("symbol " + s);
             }
-            payloads(in.left(), lo, in.sep(), w, hook, inners);
-            payloads(in.right(), in.sep(), hi, w, hook, inners);
-        } else {
-            Leaf l = (Leaf) p;
-            w.varint(l.owner() + 1L);
-            if (!l.claimed()) {
-                w.lengthPrefixed(l.key());
-                if (l.value() == null) {
-                    w.varint(0);
-                } else {
-                    w.varint(l.value().length() + 1L);
-                    w.raw(l.value().unsafeArray());
+            acc = (acc << 3) | s;
+            bits += 3;
+            if (bits >= 8) {
+                w.u8((acc >>> (bits - 8)) & 0xff);
+                bits -= 8;
+                acc &= (1 << bits) - 1;
+            }
+        }
+        if (bits > 0) {
+            w.u8((acc << (8 - bits)) & 0xff);
+        }
+        return w.toByteArray();
+    }
+
+    private static Walk walk(LowerProof p, InnerPayload hook) {
+        if (!(p.root() instanceof Boundary b)) {
+            throw new IllegalArgumentException("the root part must be a node boundary");
+        }
+        Walk w = new Walk(hook);
+        w.content(b.content(), p.rootLevel(), null, null);
+        return w;
+    }
+
+    /** The preorder walk of §9.2: one symbol per part, Boundaries implied. */
+    private static final class Walk {
+        final List<Integer> symbols = new ArrayList<>();
+        final List<Integer> levels = new ArrayList<>();
+        final ByteWriter payload = new ByteWriter();
+        final InnerPayload hook;
+        int inners;
+
+        Walk(InnerPayload hook) {
+            this.hook = hook;
+        }
+
+        void symbol(int s, int level) {
+            symbols.add(s);
+            levels.add(level);
+        }
+
+        /** A part at the top of, or inside, a node at {@code level}, with range (lo, hi). */
+        void content(Part p, int level, Bytes lo, Bytes hi) {
+            if (p instanceof LowerProof.Pruned pr) {
+                symbol(SYM_PRUNED, level);
+                payload.hash(pr.hash());
+            } else if (p instanceof Inner in) {
+                int cp = commonPrefix(lo, hi);
+                byte[] s = in.sep().unsafeArray();
+                if (s.length <= cp || (cp > 0 && !Arrays.equals(s, 0, cp, lo.unsafeArray(), 0, cp))) {
+                    throw new IllegalArgumentException("separator " + in.sep() + " lies outside its range");
                 }
+                InnerCode code = hook == null ? null : hook.code(inners, in.sep(), cp);
+                inners++;
+                if (code == null) {
+                    code = innerCode(Arrays.copyOfRange(s, cp, s.length));
+                }
+                symbol(code.symbol(), level);
+                payload.raw(code.payload());
+                content(in.left(), level, lo, in.sep());
+                content(in.right(), level, in.sep(), hi);
+            } else if (p instanceof Boundary b) {
+                if (level < 1) {
+                    throw new IllegalArgumentException("a node boundary inside a leaf cannot be encoded");
+                }
+                symbol(SYM_ITEM, level);
+                content(b.content(), level - 1, lo, hi);
+            } else {
+                Leaf l = (Leaf) p;
+                if (level != 0) {
+                    throw new IllegalArgumentException("an entry inside an index node cannot be encoded");
+                }
+                if (l.owner() == 0) {
+                    symbol(SYM_ITEM, level);
+                } else {
+                    symbol(SYM_ENTRY, level);
+                    payload.varint(l.claimed() ? l.owner() : 0);
+                    if (!l.claimed()) {
+                        payload.lengthPrefixed(l.key());
+                        if (l.value() == null) {
+                            payload.varint(0);
+                        } else {
+                            payload.varint(l.value().length() + 1L);
+                            payload.raw(l.value().unsafeArray());
+                        }
+                    }
+                }
+                payload.varint(l.version());
+                payload.hash(l.prev());
             }
-            w.varint(l.version());
-            w.hash(l.prev());
         }
     }
 
@@ -270,33 +355,52 @@ final class Tamper {
         return depth;
     }
 
-    /** A chain of {@code depth} node boundaries under a root of level 255, ending in a claimed leaf. */
+    /**
+     * A leaf (root level 0) whose routing tree is a chain of {@code depth - 1} Inner parts, each with a pruned right
+     * sibling, ending in a claimed entry nested {@code depth} deep.
+     */
     static LowerProof nestedTooDeep(int depth) {
         Part p = new Leaf(0, null, null, 1, Hash.ZERO);
-        for (int i = 0; i < depth; i++) {
-            p = new Boundary(p);
+        for (int i = 0; i < depth - 1; i++) {
+            p = new Inner(Bytes.utf8("z"), p, new LowerProof.Pruned(Hash.ZERO));
         }
-        return new LowerProof(255, p);
+        return new LowerProof(0, new Boundary(p));
     }
 
-    /** Four more kinds declared (all 0, in one more bitmap byte) than the proof uses. */
-    static byte[] extraKinds(byte[] lowerEnc, LowerLayout l) {
+    /** Eight more symbols declared (all 0, in three more symbol bytes) than the proof uses. */
+    static byte[] extraSymbols(byte[] lowerEnc, LowerLayout l) {
         ByteWriter w = new ByteWriter();
         w.raw(lowerEnc, 0, l.countAt());
-        w.varint(l.count() + 4L);
-        w.raw(lowerEnc, l.bitmapAt(), l.bitmapLen());
-        w.u8(0);
+        w.varint(l.count() + 8L);
+        w.raw(lowerEnc, l.symbolsAt(), l.symbolsLen());
+        w.raw(new byte[3]);
         w.raw(lowerEnc, l.payloadAt(), lowerEnc.length - l.payloadAt());
         return w.toByteArray();
     }
 
-    /** A keys proof with another lower proof. */
-    static KeysProof withLower(KeysProof p, LowerProof lower) {
-        return new KeysProof(p.blockNo(), p.bodyHash(), p.upperPath(), p.anchor(), lower);
+    /** The lower-proof encoding with symbol {@code index} replaced by {@code symbol}; payloads unchanged. */
+    static byte[] withSymbol(byte[] lowerEnc, LowerLayout l, int index, int symbol) {
+        List<Integer> syms = new ArrayList<>(l.symbols());
+        syms.set(index, symbol);
+        byte[] packed = packSymbols(syms);
+        return splice(lowerEnc, l.symbolsAt(), l.payloadAt(), packed);
     }
 
+    /** A keys proof with another lower proof. */
+    static KeysProof withLower(KeysProof p, LowerProof lower) {
+        return new KeysProof(p.blockNo(), p.anchor(), lower);
+    }
+
+    /** An older-form keys proof with another upper path. */
     static KeysProof withPath(KeysProof p, List<Hash> path) {
-        return new KeysProof(p.blockNo(), p.bodyHash(), path, p.anchor(), p.lower());
+        KeysProof.Older o = (KeysProof.Older) p.anchor();
+        return new KeysProof(p.blockNo(), new KeysProof.Older(o.bodyHash(), path, o.digestLowerRoot(),
+                o.digestBodyHash()), p.lower());
+    }
+
+    /** A keys proof with another anchor. */
+    static KeysProof withAnchor(KeysProof p, KeysProof.Anchor anchor) {
+        return new KeysProof(p.blockNo(), anchor, p.lower());
     }
 
     /** Offset of the lower proof inside a keys-proof encoding. */

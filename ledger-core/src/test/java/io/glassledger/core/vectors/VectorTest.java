@@ -219,7 +219,7 @@ class VectorTest {
                 assertEquals(b.get("blockHash").asText(), block.hash().hex());
                 Hash upper = blockHashes.isEmpty() ? Hash.ZERO : HistoryAppendVectors.mth(blockHashes);
                 assertEquals(b.get("upperRoot").asText(), upper.hex(), name + " block " + n);
-                assertEquals(b.get("digest").asText(), Hashing.digest(n, upper, block.hash()).hex());
+                assertEquals(b.get("digest").asText(), Hashing.digest(n, block.lowerRoot(), upper, block.bodyHash()).hex());
                 if (n == 0) {
                     assertEquals("glassledger/1", block.meta().get("format").utf8String());
                     assertEquals("SHA-256", block.meta().get("hash").utf8String());
@@ -274,8 +274,11 @@ class VectorTest {
         JsonNode bo = h.get("body");
         assertEquals(bo.get("hash").asText(), Hashing.body(Json.unhex(bo.get("body").asText())).hex());
         JsonNode dg = h.get("digest");
-        assertEquals(dg.get("hash").asText(), Hashing.digest(dg.get("blockNo").asLong(), Json.hash(dg.get("upperRoot")),
-                Json.hash(dg.get("blockHash"))).hex());
+        assertEquals(dg.get("hash").asText(), Hashing.digest(dg.get("blockNo").asLong(), Json.hash(dg.get("lowerRoot")),
+                Json.hash(dg.get("tail"))).hex());
+        JsonNode dt = h.get("digestTail");
+        assertEquals(dt.get("hash").asText(), Hashing.digestTail(Json.hash(dt.get("upperRoot")),
+                Json.hash(dt.get("bodyHash"))).hex());
         JsonNode up = h.get("upperInner");
         assertEquals(up.get("hash").asText(), Hashing.upperInner(Json.hash(up.get("left")), Json.hash(up.get("right"))).hex());
     }
