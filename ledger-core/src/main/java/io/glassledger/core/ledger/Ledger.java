@@ -217,17 +217,13 @@ public final class Ledger {
                 }
             }
             PosTree.Result r = t.apply(h.block().lowerRoot(), writes, maker(number));
-            // A node holding an entry of this block (or a child that does) has never been stored: only such "fresh"
+            // A node holding an entry of this block (or a child that does) has never been stored: only such fresh
             // nodes may become deltas. Any other created node (old entries re-cut by a boundary shift) may equal a
             // historical node whose record is some delta's base, so it is written in full, which can close no cycle.
-            java.util.Set<Hash> fresh = new java.util.HashSet<>();
             for (Node n : r.created()) {
                 overlay.put(n.hash(), n);
-                if (isFresh(n, number, fresh)) {
-                    fresh.add(n.hash());
-                }
                 if (!batch.hasNode(n.hash())) {
-                    batch.putNode(n.hash(), n.record(fresh.contains(n.hash())));
+                    batch.putNode(n.hash(), n.record(n.fresh()));
                 }
             }
             Block b = new Block(number, spec.timestamp(), r.root(), spec.txIds(), new TreeMap<>());
@@ -245,23 +241,6 @@ public final class Ledger {
         overlay.forEach(cache::put);
         head = h;
         return blocks;
-    }
-
-    private static boolean isFresh(Node n, long number, java.util.Set<Hash> fresh) {
-        if (n instanceof LeafNode leaf) {
-            for (int i = 0; i < leaf.size(); i++) {
-                if (leaf.entry(i).version() == number) {
-                    return true;
-                }
-            }
-            return false;
-        }
-        for (int i = 0; i < n.size(); i++) {
-            if (fresh.contains(n.itemHash(i))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static EntryMaker maker(long number) {

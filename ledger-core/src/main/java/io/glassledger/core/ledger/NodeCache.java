@@ -2,18 +2,20 @@ package io.glassledger.core.ledger;
 
 import io.glassledger.core.hash.Hash;
 import io.glassledger.core.postree.Node;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.HashMap;
 
 /**
- * Decoded nodes by hash, least-recently-used out first, bounded by {@link Node#weight()}. Sixteen independently
- * locked stripes keep readers from queueing behind each other.
+ * Decoded nodes by hash, bounded by {@link Node#weight()}, evicted by CLOCK (second chance): a hit sets a flag,
+ * and the eviction hand passes over flagged nodes once before taking them. Sixteen independently locked stripes
+ * keep readers from queueing behind each other.
  *
- * <p>Why not a frequency-based cache: a node written by an append is next read when one of its keys is next
- * updated, often hundreds of blocks later, having been read at most once. Frequency-based admission (Caffeine's
- * TinyLFU) turns such nodes away in favour of stale versions that were read more often, and every update then
- * misses; recency keeps exactly the live tree.
+ * <p>Why recency and not frequency: a node written by an append is next read when one of its keys is next updated,
+ * often hundreds of blocks later, having been read at most once. Frequency-based admission (Caffeine's TinyLFU)
+ * turns such nodes away in favour of stale versions that were read more often, and every update then misses.
+ *
+ * <p>Why CLOCK and not an access-ordered LinkedHashMap: a hit there relinks the entry, three pointer writes into
+ * long-lived objects per read, which the garbage collector must then track and rescan. A hit here writes one
+ * boolean.
  */
 final class NodeCache {
     private static final int STRIPES = 16;
@@ -38,34 +40,99 @@ final class NodeCache {
         stripe(h).put(h, n);
     }
 
+    private static final class Slot {
+        final Hash hash;
+        Node node;
+        boolean referenced;
+
+        Slot(Hash hash, Node node) {
+            this.hash = hash;
+            this.node = node;
+        }
+    }
+
     private static final class Stripe {
         private final long max;
         private long weight;
-        private final LinkedHashMap<Hash, Node> map = new LinkedHashMap<>(1024, 0.75f, true);
+        private final HashMap<Hash, Slot> map = new HashMap<>(1024);
+        /** The clock: slots in insertion order, with the hand at {@code hand}; null where a slot was removed. */
+        private Slot[] ring = new Slot[1024];
+        private int size;
+        private int hand;
 
         Stripe(long max) {
             this.max = max;
         }
 
         synchronized Node get(Hash h) {
-            return map.get(h);
+            Slot s = map.get(h);
+            if (s == null) {
+                return null;
+            }
+            s.referenced = true;
+            return s.node;
         }
 
         synchronized void put(Hash h, Node n) {
-            Node old = map.put(h, n);
-            if (old != null) {
-                weight -= old.weight();
-            }
-            weight += n.weight();
-            Iterator<Map.Entry<Hash, Node>> it = map.entrySet().iterator();
-            while (weight > max && it.hasNext()) {
-                Map.Entry<Hash, Node> e = it.next();
-                if (e.getValue() == n) {
-                    break;
+            Slot s = map.get(h);
+            if (s != null) {
+                weight += n.weight() - s.node.weight();
+                s.node = n;
+                s.referenced = true;
+            } else {
+                s = new Slot(h, n);
+                map.put(h, s);
+                if (size == ring.length) {
+                    compactOrGrow();
                 }
-                weight -= e.getValue().weight();
-                it.remove();
+                ring[size++] = s;
+                weight += n.weight();
             }
+            evict(s);
+        }
+
+        /** Advances the hand, giving flagged slots a second chance, until the weight fits; never evicts {@code keep}. */
+        private void evict(Slot keep) {
+            int passes = 0;
+            while (weight > max && map.size() > 1 && passes < 2 * size + 2) {
+                if (hand >= size) {
+                    hand = 0;
+                }
+                Slot s = ring[hand];
+                if (s != null && s != keep) {
+                    if (s.referenced) {
+                        s.referenced = false;
+                    } else {
+                        map.remove(s.hash);
+                        weight -= s.node.weight();
+                        ring[hand] = null;
+                    }
+                }
+                hand++;
+                passes++;
+            }
+        }
+
+        /** Drops the holes left by evictions, or doubles the ring when there are few. */
+        private void compactOrGrow() {
+            if (map.size() * 2 > ring.length) {
+                ring = java.util.Arrays.copyOf(ring, ring.length * 2);
+            }
+            int j = 0;
+            int newHand = 0;
+            for (int i = 0; i < size; i++) {
+                if (ring[i] != null) {
+                    if (i == hand) {
+                        newHand = j;
+                    } else if (i < hand) {
+                        newHand = j + 1;
+                    }
+                    ring[j++] = ring[i];
+                }
+            }
+            java.util.Arrays.fill(ring, j, size, null);
+            size = j;
+            hand = Math.min(newHand, size);
         }
     }
 }

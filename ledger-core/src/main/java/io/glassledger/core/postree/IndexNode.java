@@ -109,12 +109,13 @@ public final class IndexNode extends Node {
     @Override
     boolean sameItem(Node b, int i) {
         IndexNode o = (IndexNode) b;
-        return children[i].equals(o.children[i]) && counts[i] == o.counts[i];
+        return (children[i] == o.children[i] || children[i].equals(o.children[i])) && counts[i] == o.counts[i];
     }
 
     @Override
     boolean sameSeparator(Node b, int i) {
-        return seps[i].equals(((IndexNode) b).seps[i]);
+        Bytes s = ((IndexNode) b).seps[i];
+        return seps[i] == s || seps[i].equals(s);
     }
 
     @Override

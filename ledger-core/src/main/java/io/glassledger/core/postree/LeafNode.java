@@ -9,9 +9,22 @@ import java.util.List;
 /** A level-0 node: entries in strictly increasing key order. Separators are derived from adjacent keys. */
 public final class LeafNode extends Node {
     private final Entry[] entries;
+    /** Total encoded bytes of the entries, or -1 until computed. */
+    private int bytes;
 
     LeafNode(Entry[] entries) {
+        this(entries, -1);
+    }
+
+    /** @param bytes the entries' total encoded length, if the caller knows it (-1 if not) */
+    LeafNode(Entry[] entries, int bytes) {
         this.entries = entries;
+        this.bytes = bytes;
+    }
+
+    /** The entries array itself, for in-place rebuilds that copy it. */
+    Entry[] entryArray() {
+        return entries;
     }
 
     public static LeafNode of(List<Entry> entries) {
@@ -79,14 +92,20 @@ public final class LeafNode extends Node {
     @Override
     boolean sameSeparator(Node b, int i) {
         LeafNode o = (LeafNode) b;
-        return entries[i - 1].key().equals(o.entries[i - 1].key()) && entries[i].key().equals(o.entries[i].key());
+        // Identity first: an in-place rebuild shares every unchanged entry, and reading keys would touch them all.
+        return (entries[i - 1] == o.entries[i - 1] || entries[i - 1].key().equals(o.entries[i - 1].key()))
+                && (entries[i] == o.entries[i] || entries[i].key().equals(o.entries[i].key()));
     }
 
     @Override
     int encodedSizeHint() {
-        int n = 0;
-        for (Entry e : entries) {
-            n += e.encodedLength();
+        int n = bytes;
+        if (n < 0) {
+            n = 0;
+            for (Entry e : entries) {
+                n += e.encodedLength();
+            }
+            bytes = n;
         }
         return n;
     }
@@ -99,6 +118,7 @@ public final class LeafNode extends Node {
     @Override
     Node withEdits(io.glassledger.core.codec.ByteReader r, int n) {
         Entry[] es = entries.clone();
+        int size = encodedSizeHint();
         int last = -1;
         for (int k = 0; k < n; k++) {
             int i = r.varint(es.length - 1);
@@ -106,14 +126,16 @@ public final class LeafNode extends Node {
                 throw new io.glassledger.core.codec.MalformedException("delta indexes not increasing");
             }
             last = i;
+            size -= es[i].encodedLength();
             es[i] = Entry.read(r);
+            size += es[i].encodedLength();
         }
         for (int i = 1; i < es.length; i++) {
             if (es[i - 1].key().compareTo(es[i].key()) >= 0) {
                 throw new io.glassledger.core.codec.MalformedException("delta breaks key order at " + i);
             }
         }
-        return new LeafNode(es);
+        return new LeafNode(es, size);
     }
 
     @Override

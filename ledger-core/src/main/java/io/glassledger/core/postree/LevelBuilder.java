@@ -28,6 +28,8 @@ final class LevelBuilder {
     private long[] counts = new long[16];
     private Ref first;
     private Ref last;
+    /** The node being cut holds an inserted entry, or a child that does. */
+    private boolean fresh;
 
     LevelBuilder(int level, TreeParams params, NodeSource src) {
         this.level = level;
@@ -40,10 +42,12 @@ final class LevelBuilder {
         return level == 0 ? entries.isEmpty() : children.isEmpty();
     }
 
+    /** The next entry added is one the update inserts, not an old one carried over. */
+    void markInserted() {
+        fresh = true;
+    }
+
     void addEntry(Entry e) {
-        if (!entries.isEmpty() && entries.get(entries.size() - 1).key().compareTo(e.key()) >= 0) {
-            throw new IllegalStateException("entries out of order: " + e.key());
-        }
         entries.add(e);
         byte[] enc = e.encoded();
         bytes += enc.length;
@@ -71,6 +75,7 @@ final class LevelBuilder {
         }
         counts[children.size()] = r.count;
         children.add(r.hash);
+        fresh |= r.holdsInserted();
         last = r;
         if ((r.hash.prefixLong() & params.indexMask()) == 0 || children.size() >= params.indexMaxFanout()) {
             closeIndex();
@@ -96,7 +101,12 @@ final class LevelBuilder {
     }
 
     private void closeLeaf() {
-        out.add(new LeafNode(entries.toArray(new Entry[0])));
+        LeafNode n = new LeafNode(entries.toArray(new Entry[0]), bytes);
+        if (fresh) {
+            n.markFresh();
+        }
+        out.add(n);
+        fresh = false;
         entries.clear();
         bytes = 0;
         buz.reset();
@@ -107,6 +117,10 @@ final class LevelBuilder {
         IndexNode n = new IndexNode(level, children.toArray(new Hash[0]), seps.toArray(new Bytes[0]), cs);
         // New children are not stored yet, so the keys must come from the refs, not from the source.
         n.knownKeys(first.node(src).firstKey(src), last.node(src).lastKey(src));
+        if (fresh) {
+            n.markFresh();
+        }
+        fresh = false;
         out.add(n);
         children.clear();
         seps.clear();

@@ -30,6 +30,7 @@ public abstract sealed class Node permits LeafNode, IndexNode {
     private int storedDepth = -1;
     private Bytes firstKey;
     private Bytes lastKey;
+    private boolean fresh;
 
     public abstract int level();
 
@@ -233,6 +234,19 @@ public abstract sealed class Node permits LeafNode, IndexNode {
         return Hash.of(tree(), idx * Hash.LENGTH);
     }
 
+    /**
+     * True for a node built by {@link PosTree#apply} or {@link PosTree#build} that holds an entry the update inserted,
+     * or a child that does: such a node has never existed before. False for nodes read from a store and for re-cut
+     * nodes of old entries only, which may equal a node stored long ago.
+     */
+    public final boolean fresh() {
+        return fresh;
+    }
+
+    final void markFresh() {
+        fresh = true;
+    }
+
     final void knownKeys(Bytes first, Bytes last) {
         firstKey = first;
         lastKey = last;
@@ -290,13 +304,14 @@ public abstract sealed class Node permits LeafNode, IndexNode {
         Node n;
         if (level == 0) {
             Entry[] es = new Entry[count];
+            int start = r.position();
             for (int i = 0; i < count; i++) {
                 es[i] = Entry.read(r);
                 if (i > 0 && es[i - 1].key().compareTo(es[i].key()) >= 0) {
                     throw new MalformedException("leaf keys not strictly increasing at " + i);
                 }
             }
-            n = new LeafNode(es);
+            n = new LeafNode(es, r.position() - start);
         } else {
             Hash[] cs = new Hash[count];
             long[] counts = new long[count];

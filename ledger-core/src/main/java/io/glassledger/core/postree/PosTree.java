@@ -47,9 +47,15 @@ public final class PosTree {
 
     /** Builds the tree of {@code entries}, which must be in strictly increasing key order. */
     public Result build(List<Entry> entries) {
+        for (int i = 1; i < entries.size(); i++) {
+            if (entries.get(i - 1).key().compareTo(entries.get(i).key()) >= 0) {
+                throw new IllegalArgumentException("entries out of order at " + entries.get(i).key());
+            }
+        }
         Map<Hash, Node> created = new LinkedHashMap<>();
         LevelBuilder b = new LevelBuilder(0, params, src);
         for (Entry e : entries) {
+            b.markInserted();
             b.addEntry(e);
         }
         b.finish();
@@ -141,12 +147,11 @@ public final class PosTree {
             Cursor s = regions.get(r).pos.copy();
             s.setTopIdx(0);
             Cursor start = s.copy();
-            if (level > 0) {
-                int end = replaceInPlace(regions, r, s, spans, created);
-                if (end > r) {
-                    r = end;
-                    continue;
-                }
+            int end = level > 0 ? replaceInPlace(regions, r, s, spans, created)
+                    : replaceEntriesInPlace(regions, r, s, spans, created);
+            if (end > r) {
+                r = end;
+                continue;
             }
             long crossings0 = s.crossings;
             LevelBuilder b = new LevelBuilder(level, params, src);
@@ -157,6 +162,7 @@ public final class PosTree {
                 while (r < regions.size() && regions.get(r).pos.samePosition(s)) {
                     Region g = regions.get(r++);
                     for (Object item : g.insert) {
+                        b.markInserted();
                         b.add(item, false);
                     }
                     for (int k = 0; k < g.remove; k++) {
@@ -243,6 +249,12 @@ public final class PosTree {
             return r;
         }
         IndexNode n = new IndexNode(old.level(), children, seps, counts);
+        for (Node f : fresh) {
+            if (f != null && f.fresh()) {
+                n.markFresh();
+                break;
+            }
+        }
         int last = children.length - 1;
         n.knownKeys((fresh[0] != null ? fresh[0] : src.node(children[0])).firstKey(src),
                 (fresh[last] != null ? fresh[last] : src.node(children[last])).lastKey(src));
@@ -251,6 +263,59 @@ public final class PosTree {
             created.put(n.hash(), n);
         }
         spans.add(new Span(s.copy(), 1, List.of(n)));
+        return k;
+    }
+
+    /**
+     * The common case at the leaf level, without re-cutting: every region in the leaf at {@code s} replaces an entry
+     * by one of the same key. The leaf's only boundary is after its last entry, so re-cutting gives this leaf with
+     * the entries swapped exactly when no window that covers a new byte hits the rolling-hash pattern inside a
+     * non-last entry, the last entry hits iff it did, and the max-size cut still falls after the last entry and
+     * nowhere before. The windows span each changed entry and 47 bytes either side, which is all that is read: the
+     * other entries are not touched. Returns the index past the regions handled, or {@code r}.
+     */
+    private int replaceEntriesInPlace(List<Region> regions, int r, Cursor s, List<Span> spans,
+            Map<Hash, Node> created) {
+        LeafNode old = (LeafNode) s.top();
+        Entry[] es = old.entryArray();
+        int n = es.length;
+        Entry[] neu = null;
+        long grow = 0;
+        int k = r;
+        while (k < regions.size() && sameNode(regions.get(k).pos, s)) {
+            Region g = regions.get(k);
+            int i = g.pos.topIdx();
+            if (g.remove != 1 || g.insert.size() != 1 || i >= n) {
+                return r;
+            }
+            Entry e = (Entry) g.insert.get(0);
+            grow += e.encodedLength() - es[i].encodedLength();
+            if (neu == null) {
+                neu = es.clone();
+            }
+            neu[i] = e;
+            k++;
+        }
+        if (neu == null) {
+            return r;
+        }
+        long max = params.leafMaxBytes();
+        long total = old.encodedSizeHint();
+        long grown = total + grow;
+        if (grown - neu[n - 1].encodedLength() >= max || (total >= max) != (grown >= max)) {
+            return r;
+        }
+        for (int j = r; j < k; j++) {
+            if (!Buzhash.boundaryKept(es, neu, regions.get(j).pos.topIdx(), params.leafMask())) {
+                return r;
+            }
+        }
+        LeafNode leaf = new LeafNode(neu, (int) grown);
+        leaf.markFresh();
+        leaf.knownKeys(old.firstKey(src), old.lastKey(src));
+        leaf.deriveFrom(old);
+        created.put(leaf.hash(), leaf);
+        spans.add(new Span(s.copy(), 1, List.of(leaf)));
         return k;
     }
 

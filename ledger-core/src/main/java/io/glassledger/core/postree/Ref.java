@@ -27,6 +27,11 @@ final class Ref {
         return new Ref(node.hash(), null, node.count(), node);
     }
 
+    /** The referenced node is new and holds inserted entries ({@link Node#fresh()}). */
+    boolean holdsInserted() {
+        return oldSep == null && node != null && node.fresh();
+    }
+
     Node node(NodeSource src) {
         Node n = node;
         if (n == null) {
