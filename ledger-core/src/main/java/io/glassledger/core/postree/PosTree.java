@@ -206,64 +206,114 @@ public final class PosTree {
     }
 
     /**
-     * The common case at index levels, without re-cutting: every region in the node at {@code s} replaces one child
-     * by one new node whose hash gives the same boundary decision and whose first and last keys are the old child's.
-     * Then every boundary and separator stays, and the new node is the old one with those children swapped, exactly
-     * what re-cutting would give. Returns the index past the regions it handled, or {@code r} if it did not apply.
+     * The common case at index levels, without re-cutting: the regions in the index node at {@code s} splice new
+     * children in place of old ones (one for one, or a different number when a child split or merged), all within
+     * the node. An index node's only boundary is after its last child, so re-cutting gives the spliced node exactly
+     * when no child but the last has a boundary hash, the last child has one iff the old last child did, and the
+     * node stays under the maximum fanout (so that no count-based cut falls anywhere). Separators are recomputed
+     * next to new children and kept elsewhere. Returns the index past the regions handled, or {@code r} if it did
+     * not apply.
      */
     private int replaceInPlace(List<Region> regions, int r, Cursor s, List<Span> spans, Map<Hash, Node> created) {
         IndexNode old = (IndexNode) s.top();
-        Hash[] children = new Hash[old.size()];
-        long[] counts = new long[old.size()];
-        Bytes[] seps = new Bytes[old.size()];
-        Node[] fresh = new Node[old.size()];
-        for (int i = 0; i < children.length; i++) {
-            children[i] = old.child(i);
-            counts[i] = old.childCount(i);
-            seps[i] = old.separator(i);
+        int n = old.size();
+        int max = params.indexMaxFanout();
+        long mask = params.indexMask();
+        if (n >= max) {
+            return r;
         }
+        List<Ref> out = new ArrayList<>(n + 4);
+        /** Per output child: the old child index it keeps, or -1 for a new child. */
+        int[] from = new int[n + 16];
         int k = r;
+        int j = 0;
         while (k < regions.size() && sameNode(regions.get(k).pos, s)) {
             Region g = regions.get(k);
             int i = g.pos.topIdx();
-            if (g.remove != 1 || g.insert.size() != 1 || i >= children.length) {
+            if (i < j || i + g.remove > n) {
                 return r;
             }
-            Ref nr = (Ref) g.insert.get(0);
-            long mask = params.indexMask();
-            if (((nr.hash.prefixLong() & mask) == 0) != ((old.child(i).prefixLong() & mask) == 0)) {
-                return r;
+            for (; j < i; j++) {
+                from = keep(out, from, j, null);
             }
-            Node oldChild = src.node(old.child(i));
-            Node newChild = nr.node(src);
-            if ((i > 0 && !oldChild.firstKey(src).equals(newChild.firstKey(src)))
-                    || (i + 1 < children.length && !oldChild.lastKey(src).equals(newChild.lastKey(src)))) {
-                return r;
+            for (Object item : g.insert) {
+                Ref nr = (Ref) item;
+                if (nr.oldSep != null) {
+                    return r;
+                }
+                from = keep(out, from, -1, nr);
             }
-            children[i] = nr.hash;
-            counts[i] = nr.count;
-            fresh[i] = newChild;
+            j = i + g.remove;
             k++;
         }
         if (k == r) {
             return r;
         }
-        IndexNode n = new IndexNode(old.level(), children, seps, counts);
-        for (Node f : fresh) {
-            if (f != null && f.fresh()) {
-                n.markFresh();
-                break;
+        for (; j < n; j++) {
+            from = keep(out, from, j, null);
+        }
+        int m = out.size();
+        if (m == 0 || m >= max) {
+            return r;
+        }
+        Hash[] children = new Hash[m];
+        long[] counts = new long[m];
+        Bytes[] seps = new Bytes[m];
+        boolean fresh = false;
+        for (int c = 0; c < m; c++) {
+            int o = from[c];
+            if (o >= 0) {
+                children[c] = old.child(o);
+                counts[c] = old.childCount(o);
+            } else {
+                Ref nr = out.get(c);
+                children[c] = nr.hash;
+                counts[c] = nr.count;
+                fresh |= nr.holdsInserted();
             }
         }
-        int last = children.length - 1;
-        n.knownKeys((fresh[0] != null ? fresh[0] : src.node(children[0])).firstKey(src),
-                (fresh[last] != null ? fresh[last] : src.node(children[last])).lastKey(src));
-        n.deriveFrom(old);
-        if (!n.hash().equals(old.hash())) {
-            created.put(n.hash(), n);
+        // Old children other than the last have no boundary hash (the node would have ended there), so only new
+        // children, and whichever child ends up last, need looking at.
+        boolean oldLastHit = (old.child(n - 1).prefixLong() & mask) == 0;
+        for (int c = 0; c < m; c++) {
+            boolean hit = from[c] == n - 1 ? oldLastHit : from[c] < 0 && (children[c].prefixLong() & mask) == 0;
+            if (c < m - 1 ? hit : hit != oldLastHit) {
+                return r;
+            }
         }
-        spans.add(new Span(s.copy(), 1, List.of(n)));
+        seps[0] = Bytes.EMPTY;
+        for (int c = 1; c < m; c++) {
+            int o = from[c];
+            seps[c] = o > 0 && from[c - 1] == o - 1 ? old.separator(o)
+                    : Node.shortestSeparator(childNode(out, from, old, c - 1).lastKey(src),
+                            childNode(out, from, old, c).firstKey(src));
+        }
+        IndexNode node = new IndexNode(old.level(), children, seps, counts);
+        if (fresh) {
+            node.markFresh();
+        }
+        node.knownKeys(from[0] == 0 ? old.firstKey(src) : childNode(out, from, old, 0).firstKey(src),
+                from[m - 1] == n - 1 ? old.lastKey(src) : childNode(out, from, old, m - 1).lastKey(src));
+        node.deriveFrom(old);
+        if (!node.hash().equals(old.hash())) {
+            created.put(node.hash(), node);
+        }
+        spans.add(new Span(s.copy(), 1, List.of(node)));
         return k;
+    }
+
+    /** Appends an output child: old child {@code o}, or the new {@code ref} when o is -1. */
+    private static int[] keep(List<Ref> out, int[] from, int o, Ref ref) {
+        if (out.size() == from.length) {
+            from = java.util.Arrays.copyOf(from, from.length * 2);
+        }
+        from[out.size()] = o;
+        out.add(ref);
+        return from;
+    }
+
+    private Node childNode(List<Ref> out, int[] from, IndexNode old, int c) {
+        return from[c] >= 0 ? src.node(old.child(from[c])) : out.get(c).node(src);
     }
 
     /**
