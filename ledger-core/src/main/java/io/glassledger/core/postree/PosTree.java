@@ -162,7 +162,9 @@ public final class PosTree {
                 while (r < regions.size() && regions.get(r).pos.samePosition(s)) {
                     Region g = regions.get(r++);
                     for (Object item : g.insert) {
-                        b.markInserted();
+                        if (level == 0) {
+                            b.markInserted();
+                        }
                         b.add(item, false);
                     }
                     for (int k = 0; k < g.remove; k++) {

@@ -20,7 +20,7 @@ import net.jqwik.api.constraints.IntRange;
  * allow it. Values here change length by a few bytes, versions cross varint widths, and the parameters are small,
  * so that every reason to fall back occurs: a new pattern hit near the change, a lost hit in a last entry, a
  * maximum-size cut that moves. Whatever path each node takes, the tree must be the bulk build's, and every created
- * node must hash as its encoding does.
+ * node must hash as its encoding does and be flagged fresh exactly when it holds an entry of the update.
  */
 class PosTreeInPlaceTest {
 
@@ -52,8 +52,19 @@ class PosTreeInPlaceTest {
             Hash base = root;
             PosTree.Result res = t.apply(base, new ArrayList<>(batch.values()),
                     (m, old, leaf) -> Entry.of(m.key(), m.value(), version, old == null ? Hash.ZERO : leaf));
+            java.util.Set<Hash> holding = new java.util.HashSet<>();
             for (Node n : res.created()) {
                 assertEquals(Node.decode(n.encode()).hash(), n.hash(), "created node hashes unlike its encoding");
+                boolean holds = false;
+                for (int i = 0; i < n.size(); i++) {
+                    holds |= n instanceof LeafNode leaf ? leaf.entry(i).version() == version
+                            : holding.contains(n.itemHash(i));
+                }
+                if (holds) {
+                    holding.add(n.hash());
+                }
+                // Only a node holding this round's entries may be stored as a delta; see Node#fresh.
+                assertEquals(holds, n.fresh(), "fresh flag of a created level-" + n.level() + " node");
             }
             root = mem.store(res);
             for (Mutation m : batch.values()) {
