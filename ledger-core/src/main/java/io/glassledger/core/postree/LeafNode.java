@@ -119,6 +119,7 @@ public final class LeafNode extends Node {
     Node withEdits(io.glassledger.core.codec.ByteReader r, int n) {
         Entry[] es = entries.clone();
         int size = encodedSizeHint();
+        int own = 0;
         int last = -1;
         for (int k = 0; k < n; k++) {
             int i = r.varint(es.length - 1);
@@ -129,13 +130,16 @@ public final class LeafNode extends Node {
             size -= es[i].encodedLength();
             es[i] = Entry.read(r);
             size += es[i].encodedLength();
+            own += es[i].encodedLength();
         }
         for (int i = 1; i < es.length; i++) {
             if (es[i - 1].key().compareTo(es[i].key()) >= 0) {
                 throw new io.glassledger.core.codec.MalformedException("delta breaks key order at " + i);
             }
         }
-        return new LeafNode(es, size);
+        LeafNode leaf = new LeafNode(es, size);
+        leaf.ownBytes(own);
+        return leaf;
     }
 
     @Override

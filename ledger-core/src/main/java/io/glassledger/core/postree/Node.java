@@ -272,14 +272,25 @@ public abstract sealed class Node permits LeafNode, IndexNode {
         return k;
     }
 
-    /** Bytes of heap this node holds, roughly: for cache weighing. */
+    /**
+     * Bytes of heap this node holds, roughly: for cache weighing. Items shared with the node it was patched from
+     * (an in-place update or a delta record) are not counted again: they stay in memory as long as either node does,
+     * and counting them per version made the cache drop live nodes for history it did not really hold.
+     */
     public final int weight() {
         int w = weight;
         if (w == 0) {
-            w = 64 + encodedSizeHint() + (2 * size()) * Hash.LENGTH;
+            w = 64 + 8 * size() + (2 * size()) * Hash.LENGTH + (ownBytes >= 0 ? ownBytes : encodedSizeHint());
             weight = w;
         }
         return w;
+    }
+
+    /** Bytes of items this node does not share with another node; -1 when all are its own. */
+    private int ownBytes = -1;
+
+    final void ownBytes(int bytes) {
+        ownBytes = bytes;
     }
 
     abstract int encodedSizeHint();

@@ -291,6 +291,12 @@ public final class PosTree {
                             childNode(out, from, old, c).firstKey(src));
         }
         IndexNode node = new IndexNode(old.level(), children, seps, counts);
+        int added = 0;
+        for (int c = 0; c < m; c++) {
+            added += from[c] < 0 ? 1 : 0;
+        }
+        // Own arrays of counts and separator references, plus each new child's hash and separator.
+        node.ownBytes(16 * m + 100 * added);
         if (fresh) {
             node.markFresh();
         }
@@ -363,6 +369,11 @@ public final class PosTree {
             }
         }
         LeafNode leaf = new LeafNode(neu, (int) grown);
+        int own = 0;
+        for (int j = r; j < k; j++) {
+            own += neu[regions.get(j).pos.topIdx()].encodedLength();
+        }
+        leaf.ownBytes(own);
         leaf.markFresh();
         leaf.knownKeys(old.firstKey(src), old.lastKey(src));
         leaf.deriveFrom(old);
