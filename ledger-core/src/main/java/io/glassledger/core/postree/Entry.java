@@ -6,6 +6,7 @@ import io.glassledger.core.codec.MalformedException;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
 import io.glassledger.core.hash.Hashing;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -19,19 +20,28 @@ public final class Entry {
     public static final int MAX_KEY_BYTES = 1024;
     public static final int MAX_VALUE_BYTES = 1 << 20;
 
-    private final Bytes key;
-    private final Bytes value;
+    /**
+     * The canonical encoding is the only copy of the data: key, value and prev are read out of it on demand. A
+     * decoded leaf then holds two objects per entry rather than eight, which is what the node cache and the
+     * garbage collector pay for.
+     */
+    private final byte[] enc;
+    private final int keyOff;
+    private final int keyLen;
+    /** Offset of the value, or -1 for a tombstone. */
+    private final int valOff;
+    private final int valLen;
     private final long version;
-    private final Hash prev;
-    private byte[] encoded;
+    private Bytes key;
     private Hash hash;
 
-    private Entry(Bytes key, Bytes value, long version, Hash prev, byte[] encoded) {
-        this.key = key;
-        this.value = value;
+    private Entry(byte[] enc, int keyOff, int keyLen, int valOff, int valLen, long version) {
+        this.enc = enc;
+        this.keyOff = keyOff;
+        this.keyLen = keyLen;
+        this.valOff = valOff;
+        this.valLen = valLen;
         this.version = version;
-        this.prev = prev;
-        this.encoded = encoded;
     }
 
     public static Entry of(Bytes key, Bytes value, long version, Hash prev) {
@@ -46,7 +56,23 @@ public final class Entry {
         if (version < 0) {
             throw new IllegalArgumentException("negative version");
         }
-        return new Entry(key, value, version, prev, null);
+        ByteWriter w = new ByteWriter(key.length() + (value == null ? 0 : value.length()) + 48);
+        w.lengthPrefixed(key);
+        int keyOff = ByteWriter.varintSize(key.length());
+        int valOff = -1;
+        if (value == null) {
+            w.varint(0);
+        } else {
+            w.varint(value.length() + 1L);
+            valOff = keyOff + key.length() + ByteWriter.varintSize(value.length() + 1L);
+            w.raw(value.unsafeArray());
+        }
+        w.varint(version);
+        w.hash(prev);
+        Entry e = new Entry(w.toByteArray(), keyOff, key.length(), valOff, value == null ? 0 : value.length(),
+                version);
+        e.key = key;
+        return e;
     }
 
     public static Entry tombstone(Bytes key, long version, Hash prev) {
@@ -54,16 +80,45 @@ public final class Entry {
     }
 
     public Bytes key() {
-        return key;
+        Bytes k = key;
+        if (k == null) {
+            k = Bytes.wrap(Arrays.copyOfRange(enc, keyOff, keyOff + keyLen));
+            key = k;
+        }
+        return k;
+    }
+
+    /** Compares this entry's key with {@code k}, unsigned lexicographic, without materialising the key. */
+    public int compareKeyTo(Bytes k) {
+        byte[] o = k.unsafeArray();
+        return Arrays.compareUnsigned(enc, keyOff, keyOff + keyLen, o, 0, o.length);
+    }
+
+    /** Compares the keys of two entries. */
+    public static int compareKeys(Entry a, Entry b) {
+        return Arrays.compareUnsigned(a.enc, a.keyOff, a.keyOff + a.keyLen, b.enc, b.keyOff, b.keyOff + b.keyLen);
+    }
+
+    public boolean keyEquals(Entry o) {
+        return Arrays.equals(enc, keyOff, keyOff + keyLen, o.enc, o.keyOff, o.keyOff + o.keyLen);
+    }
+
+    /** The shortest prefix p of b's key with a.key &lt; p &lt;= b.key; requires a.key &lt; b.key. */
+    static Bytes separator(Entry a, Entry b) {
+        int i = Arrays.mismatch(a.enc, a.keyOff, a.keyOff + a.keyLen, b.enc, b.keyOff, b.keyOff + b.keyLen);
+        if (i < 0 || i >= b.keyLen || (i < a.keyLen && (b.enc[b.keyOff + i] & 0xff) <= (a.enc[a.keyOff + i] & 0xff))) {
+            throw new IllegalArgumentException("separator needs left < right: " + a.key() + " vs " + b.key());
+        }
+        return Bytes.wrap(Arrays.copyOfRange(b.enc, b.keyOff, b.keyOff + i + 1));
     }
 
     /** The value, or null for a tombstone. */
     public Bytes value() {
-        return value;
+        return valOff < 0 ? null : Bytes.wrap(Arrays.copyOfRange(enc, valOff, valOff + valLen));
     }
 
     public boolean isTombstone() {
-        return value == null;
+        return valOff < 0;
     }
 
     public long version() {
@@ -71,77 +126,67 @@ public final class Entry {
     }
 
     public Hash prev() {
-        return prev;
+        return Hash.of(enc, enc.length - Hash.LENGTH);
     }
 
+    /** The canonical encoding; callers must not modify it. */
     public byte[] encoded() {
-        byte[] e = encoded;
-        if (e == null) {
-            ByteWriter w = new ByteWriter(key.length() + (value == null ? 0 : value.length()) + 48);
-            write(w);
-            e = w.toByteArray();
-            encoded = e;
-        }
-        return e;
+        return enc;
     }
 
     public int encodedLength() {
-        return encoded().length;
+        return enc.length;
     }
 
     public Hash hash() {
         Hash h = hash;
         if (h == null) {
-            byte[] e = encoded();
-            h = Hashing.entry(e, 0, e.length);
+            h = Hashing.entry(enc, 0, enc.length);
             hash = h;
         }
         return h;
     }
 
     public void write(ByteWriter w) {
-        if (encoded != null) {
-            w.raw(encoded);
-            return;
-        }
-        w.lengthPrefixed(key);
-        if (value == null) {
-            w.varint(0);
-        } else {
-            w.varint(value.length() + 1L);
-            w.raw(value.unsafeArray());
-        }
-        w.varint(version);
-        w.hash(prev);
+        w.raw(enc);
     }
 
     public static Entry read(ByteReader r) {
         int start = r.position();
-        Bytes key = r.lengthPrefixed(MAX_KEY_BYTES);
-        if (key.length() == 0) {
+        int keyLen = r.varint(MAX_KEY_BYTES);
+        if (keyLen == 0) {
             throw new MalformedException("empty key");
         }
+        int keyOff = r.position() - start;
+        r.skip(keyLen);
         int vlen = r.varint(MAX_VALUE_BYTES + 1);
-        Bytes value = vlen == 0 ? null : r.bytes(vlen - 1);
+        int valOff = vlen == 0 ? -1 : r.position() - start;
+        if (vlen > 0) {
+            r.skip(vlen - 1);
+        }
         long version = r.varint();
-        Hash prev = r.hash();
-        byte[] enc = java.util.Arrays.copyOfRange(r.array(), start, r.position());
-        return new Entry(key, value, version, prev, enc);
+        r.skip(Hash.LENGTH);
+        byte[] enc = Arrays.copyOfRange(r.array(), start, r.position());
+        return new Entry(enc, keyOff, keyLen, valOff, vlen == 0 ? 0 : vlen - 1, version);
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Entry e && key.equals(e.key) && Objects.equals(value, e.value)
-                && version == e.version && prev.equals(e.prev);
+        return o instanceof Entry e && Arrays.equals(enc, e.enc);
     }
 
     @Override
     public int hashCode() {
-        return key.hashCode() * 31 + Long.hashCode(version);
+        int h = 1;
+        for (int i = keyOff; i < keyOff + keyLen; i++) {
+            h = 31 * h + enc[i];
+        }
+        return h * 31 + Long.hashCode(version);
     }
 
     @Override
     public String toString() {
-        return "Entry[" + key + "=" + (value == null ? "<tombstone>" : value) + " @" + version + " prev=" + prev + "]";
+        return "Entry[" + key() + "=" + (isTombstone() ? "<tombstone>" : value()) + " @" + version + " prev=" + prev()
+                + "]";
     }
 }

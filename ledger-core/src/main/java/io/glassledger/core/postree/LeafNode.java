@@ -55,7 +55,7 @@ public final class LeafNode extends Node {
         int hi = entries.length - 1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            int c = entries[mid].key().compareTo(key);
+            int c = entries[mid].compareKeyTo(key);
             if (c < 0) {
                 lo = mid + 1;
             } else if (c > 0) {
@@ -74,7 +74,7 @@ public final class LeafNode extends Node {
 
     @Override
     public Bytes separator(int i) {
-        return shortestSeparator(entries[i - 1].key(), entries[i].key());
+        return Entry.separator(entries[i - 1], entries[i]);
     }
 
     @Override
@@ -93,8 +93,8 @@ public final class LeafNode extends Node {
     boolean sameSeparator(Node b, int i) {
         LeafNode o = (LeafNode) b;
         // Identity first: an in-place rebuild shares every unchanged entry, and reading keys would touch them all.
-        return (entries[i - 1] == o.entries[i - 1] || entries[i - 1].key().equals(o.entries[i - 1].key()))
-                && (entries[i] == o.entries[i] || entries[i].key().equals(o.entries[i].key()));
+        return (entries[i - 1] == o.entries[i - 1] || entries[i - 1].keyEquals(o.entries[i - 1]))
+                && (entries[i] == o.entries[i] || entries[i].keyEquals(o.entries[i]));
     }
 
     @Override
@@ -133,7 +133,7 @@ public final class LeafNode extends Node {
             own += es[i].encodedLength();
         }
         for (int i = 1; i < es.length; i++) {
-            if (es[i - 1].key().compareTo(es[i].key()) >= 0) {
+            if (Entry.compareKeys(es[i - 1], es[i]) >= 0) {
                 throw new io.glassledger.core.codec.MalformedException("delta breaks key order at " + i);
             }
         }

@@ -318,7 +318,7 @@ public abstract sealed class Node permits LeafNode, IndexNode {
             int start = r.position();
             for (int i = 0; i < count; i++) {
                 es[i] = Entry.read(r);
-                if (i > 0 && es[i - 1].key().compareTo(es[i].key()) >= 0) {
+                if (i > 0 && Entry.compareKeys(es[i - 1], es[i]) >= 0) {
                     throw new MalformedException("leaf keys not strictly increasing at " + i);
                 }
             }

@@ -48,7 +48,7 @@ public final class PosTree {
     /** Builds the tree of {@code entries}, which must be in strictly increasing key order. */
     public Result build(List<Entry> entries) {
         for (int i = 1; i < entries.size(); i++) {
-            if (entries.get(i - 1).key().compareTo(entries.get(i).key()) >= 0) {
+            if (Entry.compareKeys(entries.get(i - 1), entries.get(i)) >= 0) {
                 throw new IllegalArgumentException("entries out of order at " + entries.get(i).key());
             }
         }
@@ -124,7 +124,7 @@ public final class PosTree {
     }
 
     private static Entry checkKey(Entry e, Mutation m) {
-        if (!e.key().equals(m.key())) {
+        if (e.compareKeyTo(m.key()) != 0) {
             throw new IllegalArgumentException("entry maker changed the key");
         }
         return e;
@@ -452,7 +452,7 @@ public final class PosTree {
             }
             for (; i < leaf.size(); i++) {
                 Entry e = leaf.entry(i);
-                if (to != null && e.key().compareTo(to) >= 0) {
+                if (to != null && e.compareKeyTo(to) >= 0) {
                     return false;
                 }
                 if (!visitor.test(e)) {

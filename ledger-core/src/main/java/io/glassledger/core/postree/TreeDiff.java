@@ -65,7 +65,7 @@ final class TreeDiff {
             } else {
                 Entry ea = a.entry();
                 Entry eb = b.entry();
-                int c = ea.key().compareTo(eb.key());
+                int c = Entry.compareKeys(ea, eb);
                 if (c < 0) {
                     visitor.onDiff(ea.key(), ea, null);
                     a.advance();
