@@ -23,6 +23,11 @@ public final class ByteWriter {
         }
     }
 
+    /** Bytes written so far. */
+    public int size() {
+        return len;
+    }
+
     public ByteWriter u8(int v) {
         ensure(1);
         buf[len++] = (byte) v;

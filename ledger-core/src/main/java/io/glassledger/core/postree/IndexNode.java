@@ -3,6 +3,7 @@ package io.glassledger.core.postree;
 import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
+import java.util.List;
 
 /**
  * A node at level &gt;= 1: child hashes, with the separator before each child but the first. Child i holds the
@@ -128,43 +129,83 @@ public final class IndexNode extends Node {
     }
 
     @Override
-    void writeItem(ByteWriter w, int i) {
-        if (i > 0) {
-            w.lengthPrefixed(seps[i]);
-        }
+    boolean sameItemAt(Node b, int i, int j) {
+        IndexNode o = (IndexNode) b;
+        return (children[j] == o.children[i] || children[j].equals(o.children[i])) && counts[j] == o.counts[i]
+                && (seps[j] == o.seps[i] || seps[j].equals(o.seps[i]));
+    }
+
+    @Override
+    void writeOpItem(ByteWriter w, int i) {
+        w.lengthPrefixed(seps[i]);
         w.varint(counts[i]);
         w.hash(children[i]);
     }
 
     @Override
-    Node withEdits(io.glassledger.core.codec.ByteReader r, int n) {
-        Hash[] cs = children.clone();
-        Bytes[] ss = seps.clone();
-        long[] ns = counts.clone();
-        int last = -1;
+    Node withOps(io.glassledger.core.codec.ByteReader r, int n) {
+        int cap = children.length + 8;
+        List<Hash> cs = new java.util.ArrayList<>(cap);
+        List<Bytes> ss = new java.util.ArrayList<>(cap);
+        List<Long> ns = new java.util.ArrayList<>(cap);
+        int at = 0;
+        int added = 0;
         for (int k = 0; k < n; k++) {
-            int i = r.varint(cs.length - 1);
-            if (i <= last) {
-                throw new io.glassledger.core.codec.MalformedException("delta indexes not increasing");
+            int skip = r.varint(children.length - at);
+            for (int c = 0; c < skip; c++, at++) {
+                cs.add(children[at]);
+                ss.add(seps[at]);
+                ns.add(counts[at]);
             }
-            last = i;
-            if (i > 0) {
-                ss[i] = r.lengthPrefixed(Entry.MAX_KEY_BYTES);
+            int removed = r.varint(children.length - at);
+            int add = r.varint(MAX_FANOUT_DECODE);
+            if (removed == 0 && add == 0) {
+                throw new io.glassledger.core.codec.MalformedException("empty delta run");
             }
-            ns[i] = r.varint();
-            cs[i] = r.hash();
+            at += removed;
+            for (int c = 0; c < add; c++) {
+                ss.add(r.lengthPrefixed(Entry.MAX_KEY_BYTES));
+                long count = r.varint();
+                if (count == 0) {
+                    throw new io.glassledger.core.codec.MalformedException("child with no entries");
+                }
+                ns.add(count);
+                cs.add(r.hash());
+            }
+            added += add;
         }
-        for (int i = 1; i < ss.length; i++) {
-            if (ss[i].length() == 0 || (i > 1 && ss[i - 1].compareTo(ss[i]) >= 0)) {
+        for (; at < children.length; at++) {
+            cs.add(children[at]);
+            ss.add(seps[at]);
+            ns.add(counts[at]);
+        }
+        int m = cs.size();
+        if (m == 0 || m > MAX_FANOUT_DECODE) {
+            throw new io.glassledger.core.codec.MalformedException("delta gives " + m + " children");
+        }
+        if (ss.get(0).length() != 0) {
+            throw new io.glassledger.core.codec.MalformedException("first child with a separator");
+        }
+        for (int i = 1; i < m; i++) {
+            if (ss.get(i).length() == 0 || (i > 1 && ss.get(i - 1).compareTo(ss.get(i)) >= 0)) {
                 throw new io.glassledger.core.codec.MalformedException("delta breaks separator order at " + i);
             }
         }
+        long[] counts2 = new long[m];
+        for (int i = 0; i < m; i++) {
+            counts2[i] = ns.get(i);
+        }
         try {
-            return new IndexNode(level, cs, ss, ns);
+            IndexNode node = new IndexNode(level, cs.toArray(new Hash[0]), ss.toArray(new Bytes[0]), counts2);
+            node.ownBytes(16 * m + 100 * added);
+            return node;
         } catch (IllegalArgumentException e) {
             throw new io.glassledger.core.codec.MalformedException(e.getMessage());
         }
     }
+
+    /** The decoder's bound on children, as for full records. */
+    private static final int MAX_FANOUT_DECODE = 1 << 20;
 
     @Override
     public void writeItems(ByteWriter w) {

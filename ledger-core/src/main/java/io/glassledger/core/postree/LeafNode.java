@@ -111,33 +111,81 @@ public final class LeafNode extends Node {
     }
 
     @Override
-    void writeItem(ByteWriter w, int i) {
+    boolean sameItemAt(Node b, int i, int j) {
+        Entry x = entries[j];
+        Entry y = ((LeafNode) b).entries[i];
+        return x == y || x.equals(y);
+    }
+
+    @Override
+    long syncByKey(Node b, int i, int j) {
+        Entry[] o = ((LeafNode) b).entries;
+        int di = 0;
+        int dj = 0;
+        while (i + di < o.length && j + dj < entries.length) {
+            Entry x = o[i + di];
+            Entry y = entries[j + dj];
+            int c = Entry.compareKeys(x, y);
+            if (c < 0) {
+                di++;
+            } else if (c > 0) {
+                dj++;
+            } else if (x == y || x.equals(y)) {
+                break;
+            } else {
+                di++;
+                dj++;
+            }
+        }
+        if (i + di >= o.length || j + dj >= entries.length) {
+            return ((long) (o.length - i) << 32) | (entries.length - j);
+        }
+        return ((long) di << 32) | dj;
+    }
+
+    @Override
+    void writeOpItem(ByteWriter w, int i) {
         entries[i].write(w);
     }
 
     @Override
-    Node withEdits(io.glassledger.core.codec.ByteReader r, int n) {
-        Entry[] es = entries.clone();
+    Node withOps(io.glassledger.core.codec.ByteReader r, int n) {
+        List<Entry> out = new java.util.ArrayList<>(entries.length + 4);
         int size = encodedSizeHint();
         int own = 0;
-        int last = -1;
+        int at = 0;
         for (int k = 0; k < n; k++) {
-            int i = r.varint(es.length - 1);
-            if (i <= last) {
-                throw new io.glassledger.core.codec.MalformedException("delta indexes not increasing");
+            int skip = r.varint(entries.length - at);
+            for (int c = 0; c < skip; c++) {
+                out.add(entries[at++]);
             }
-            last = i;
-            size -= es[i].encodedLength();
-            es[i] = Entry.read(r);
-            size += es[i].encodedLength();
-            own += es[i].encodedLength();
+            int removed = r.varint(entries.length - at);
+            int added = r.varint(1 << 20);
+            if (removed == 0 && added == 0) {
+                throw new io.glassledger.core.codec.MalformedException("empty delta run");
+            }
+            for (int c = 0; c < removed; c++) {
+                size -= entries[at++].encodedLength();
+            }
+            for (int c = 0; c < added; c++) {
+                Entry e = Entry.read(r);
+                out.add(e);
+                size += e.encodedLength();
+                own += e.encodedLength();
+            }
         }
-        for (int i = 1; i < es.length; i++) {
-            if (Entry.compareKeys(es[i - 1], es[i]) >= 0) {
+        while (at < entries.length) {
+            out.add(entries[at++]);
+        }
+        if (out.isEmpty() || out.size() > 1 << 20) {
+            throw new io.glassledger.core.codec.MalformedException("delta gives " + out.size() + " entries");
+        }
+        for (int i = 1; i < out.size(); i++) {
+            if (Entry.compareKeys(out.get(i - 1), out.get(i)) >= 0) {
                 throw new io.glassledger.core.codec.MalformedException("delta breaks key order at " + i);
             }
         }
-        LeafNode leaf = new LeafNode(es, size);
+        LeafNode leaf = new LeafNode(out.toArray(new Entry[0]), size);
         leaf.ownBytes(own);
         return leaf;
     }

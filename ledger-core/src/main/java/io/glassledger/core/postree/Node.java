@@ -28,6 +28,8 @@ public abstract sealed class Node permits LeafNode, IndexNode {
     private Node derivedFrom;
     /** Length of the delta chain of this node's stored record: 0 for a full record, -1 if not known. */
     private int storedDepth = -1;
+    /** Total bytes of the delta records in this node's stored chain (0 for a full record). */
+    private int storedChain;
     private Bytes firstKey;
     private Bytes lastKey;
     private boolean fresh;
@@ -83,13 +85,18 @@ public abstract sealed class Node permits LeafNode, IndexNode {
     /** First byte of a delta record; a full record starts with the node's level, which is at most 254. */
     public static final int DELTA_TAG = 0xFF;
     /** A delta record's base chain never grows longer than this. */
-    public static final int MAX_DELTA_DEPTH = 16;
+    public static final int MAX_DELTA_DEPTH = 64;
+    /** How far ahead the delta writer looks for the next unchanged item after a change. */
+    private static final int SYNC_WINDOW = 8;
 
     /**
-     * The bytes to store under this node's hash. A node that replaced an old node of the same level and size, with
-     * at most half its items changed, is stored as {@code u8 0xFF, base hash[32], u8 depth, varint n,
-     * n × (varint index, item)}, where depth = the base's depth + 1 &lt;= {@link #MAX_DELTA_DEPTH} and an item is
-     * written as in the full encoding. Otherwise the full encoding. Storage only: hashes never see this.
+     * The bytes to store under this node's hash: a delta against the node it replaced (the one given to
+     * {@link #deriveFrom}), or the full encoding. A delta (FORMAT.md §4.4) is {@code u8 0xFF, base hash[32],
+     * u8 depth, varint n, n × (varint skip, varint removed, varint added, added × item)}: runs of the base's items
+     * kept, removed and inserted, so a child split or merge is as cheap as a replacement. It is written when the
+     * base's chain is shorter than {@link #MAX_DELTA_DEPTH} and the chain's deltas, this one included, total at
+     * most the node's full size, so that reading a node never costs more than twice its size. Storage only: hashes
+     * never see this.
      *
      * @param deltaAllowed false forces the full encoding. A delta may only be written under a hash never stored
      *                     before: writing one over an existing record could close a cycle of bases.
@@ -97,29 +104,73 @@ public abstract sealed class Node permits LeafNode, IndexNode {
     public final byte[] record(boolean deltaAllowed) {
         Node b = derivedFrom;
         derivedFrom = null;
-        if (deltaAllowed && b != null && b.storedDepth >= 0 && b.storedDepth < MAX_DELTA_DEPTH && b.level() == level()
-                && b.size() == size()) {
-            int n = size();
-            int[] edits = new int[n];
-            int ne = 0;
-            for (int i = 0; i < n; i++) {
-                if (!sameItem(b, i) || (this instanceof IndexNode && i > 0 && !sameSeparator(b, i))) {
-                    edits[ne++] = i;
-                }
-            }
-            if (ne >= 1 && ne * 2 <= n) {
-                ByteWriter w = new ByteWriter(48 + ne * 64);
-                w.u8(DELTA_TAG).hash(b.hash()).u8(b.storedDepth + 1).varint(ne);
-                for (int k = 0; k < ne; k++) {
-                    w.varint(edits[k]);
-                    writeItem(w, edits[k]);
-                }
+        if (deltaAllowed && b != null && b.storedDepth >= 0 && b.storedDepth < MAX_DELTA_DEPTH
+                && b.level() == level()) {
+            int full = encodedSizeHint() + 8;
+            byte[] d = delta(b, full - b.storedChain);
+            if (d != null) {
                 storedDepth = b.storedDepth + 1;
-                return w.toByteArray();
+                storedChain = b.storedChain + d.length;
+                return d;
             }
         }
         storedDepth = 0;
+        storedChain = 0;
         return encode();
+    }
+
+    /** The delta of this node against {@code b}, or null if it would exceed {@code budget} bytes. */
+    private byte[] delta(Node b, int budget) {
+        int nb = b.size();
+        int nn = size();
+        ByteWriter ops = new ByteWriter(256);
+        int count = 0;
+        int i = 0;
+        int j = 0;
+        int kept = 0;
+        while (i < nb || j < nn) {
+            if (i < nb && j < nn && sameItemAt(b, i, j)) {
+                i++;
+                j++;
+                kept++;
+                continue;
+            }
+            int di = nb - i;
+            int dj = nn - j;
+            long sync = syncByKey(b, i, j);
+            if (sync >= 0) {
+                di = (int) (sync >>> 32);
+                dj = (int) sync;
+            } else {
+            search:
+            for (int d = 1; d <= 2 * SYNC_WINDOW; d++) {
+                for (int x = Math.max(0, d - SYNC_WINDOW); x <= Math.min(d, SYNC_WINDOW); x++) {
+                    if (i + x < nb && j + d - x < nn && sameItemAt(b, i + x, j + d - x)) {
+                        di = x;
+                        dj = d - x;
+                        break search;
+                    }
+                }
+            }
+            }
+            ops.varint(kept).varint(di).varint(dj);
+            for (int k = 0; k < dj; k++) {
+                writeOpItem(ops, j + k);
+            }
+            count++;
+            if (ops.size() + 40 > budget) {
+                return null;
+            }
+            i += di;
+            j += dj;
+            kept = 0;
+        }
+        if (count == 0 || ops.size() + 40 > budget) {
+            return null;
+        }
+        ByteWriter w = new ByteWriter(ops.size() + 40);
+        w.u8(DELTA_TAG).hash(b.hash()).u8(b.storedDepth + 1).varint(count).raw(ops.toByteArray());
+        return w.toByteArray();
     }
 
     /**
@@ -146,17 +197,38 @@ public abstract sealed class Node permits LeafNode, IndexNode {
         if (depth < 1 || depth > MAX_DELTA_DEPTH) {
             throw new MalformedException("delta depth " + depth + " out of range");
         }
-        int ne = r.varint(b.size());
-        Node n = b.withEdits(r, ne);
+        int ops = r.varint(1 << 20);
+        if (ops == 0) {
+            throw new MalformedException("delta without edits");
+        }
+        Node n = b.withOps(r, ops);
         r.expectEnd();
         n.storedDepth = depth;
+        n.storedChain = b.storedChain + rec.length;
         return n;
     }
 
-    abstract void writeItem(ByteWriter w, int i);
+    /**
+     * For nodes whose items are ordered by key (leaves): from a mismatch at base item i and item j, the next point
+     * where the two agree again, as (base items skipped &lt;&lt; 32 | items skipped), found by merging on keys; -1 if
+     * this node type cannot tell, in which case a bounded search by identity is used.
+     */
+    long syncByKey(Node b, int i, int j) {
+        return -1;
+    }
 
-    /** A copy of this node with {@code n} (index, item) edits read from {@code r}, indexes strictly increasing. */
-    abstract Node withEdits(ByteReader r, int n);
+    /** Item j of this node equals item i of {@code b}, separator included (index nodes). */
+    abstract boolean sameItemAt(Node b, int i, int j);
+
+    /** Item i as a delta writes it: a leaf entry; for an index node {@code lp(sep) varint count child[32]}. */
+    abstract void writeOpItem(ByteWriter w, int i);
+
+    /**
+     * This node with {@code n} delta runs read from {@code r} applied: each keeps {@code skip} items, drops
+     * {@code removed} and inserts {@code added} new ones. Rejects runs past the end, empty runs, and a result that
+     * breaks the node's rules.
+     */
+    abstract Node withOps(ByteReader r, int n);
 
     /** The routing Merkle tree in preorder, 32 bytes per hash: [lo,hi) at i has children at i+1 and i+2(m-lo). */
     private byte[] tree() {

@@ -192,10 +192,10 @@ public final class PosTree {
                 s.next();
             }
             int covered = (int) (s.crossings - crossings0);
-            if (b.out.size() == covered) {
-                for (int k = 0; k < covered; k++) {
-                    b.out.get(k).deriveFrom(visited.get(k));
-                }
+            // Each new node replaces an old one for storage (a delta against it); when nodes split or merge, the
+            // old node at the same position or the last one is close enough for a small delta.
+            for (int k = 0; k < b.out.size() && covered > 0; k++) {
+                b.out.get(k).deriveFrom(visited.get(Math.min(k, covered - 1)));
             }
             for (Node n : b.out) {
                 if (!reemitted(n, visited, covered)) {

@@ -39,7 +39,7 @@ class DeltaRecordTest {
     }
 
     @Test
-    void deltaRecords_readBackAsTheNodesTheyEncode_withChainsOfAtMost16() {
+    void deltaRecords_readBackAsTheNodesTheyEncode_withBoundedChains() {
         InMemoryNodeStore store = new InMemoryNodeStore();
         Ledger l = ledgerWithRepeatedUpdates(store);
         Map<Hash, Node> decoded = new HashMap<>();
@@ -101,6 +101,18 @@ class DeltaRecordTest {
         assertEquals(l.digest(), cold.digest());
     }
 
+    /** Every node hash of the tree under {@code root}, skipping subtrees already collected. */
+    private static void collect(io.glassledger.core.postree.NodeSource src, Hash root, java.util.Set<Hash> out) {
+        if (root.isZero() || !out.add(root)) {
+            return;
+        }
+        if (src.node(root) instanceof io.glassledger.core.postree.IndexNode in) {
+            for (int i = 0; i < in.size(); i++) {
+                collect(src, in.child(i), out);
+            }
+        }
+    }
+
     private static void walk(io.glassledger.core.postree.NodeSource src, Hash root) {
         if (root.isZero()) {
             return;
@@ -113,18 +125,72 @@ class DeltaRecordTest {
         }
     }
 
+    /**
+     * Inserts grow leaves and split them, so deltas carry runs that insert more items than they remove, and index
+     * nodes gain children. Every record must read back, cold, as the node it encodes.
+     */
     @Test
-    void deltaRecord_withBadIndexOrDepth_isMalformed() {
+    void inserts_giveSizeChangingDeltas_thatReadBack() {
+        InMemoryNodeStore store = new InMemoryNodeStore();
+        Ledger l = Ledger.openOrCreate(store, new TreeParams(256, 2048, 4, 32), 0);
+        java.util.Random rnd = new java.util.Random(5);
+        int sizeChanging = 0;
+        for (int b = 1; b <= 150; b++) {
+            java.util.TreeMap<Bytes, Mutation> w = new java.util.TreeMap<>();
+            for (int j = 0; j < 1 + rnd.nextInt(8); j++) {
+                Bytes k = key(rnd.nextInt(100_000));
+                w.put(k, Mutation.put(k, Bytes.utf8("v" + b)));
+            }
+            l.append(List.of(new BlockSpec(b, List.of(), new ArrayList<>(w.values()))));
+        }
+        Ledger cold = Ledger.open(store);
+        java.util.Set<Hash> all = new java.util.HashSet<>();
+        for (long b = 1; b <= cold.head().block().number(); b++) {
+            collect(cold.nodes(), cold.block(b).lowerRoot(), all);
+        }
+        for (Hash h : all) {
+            byte[] rec = store.node(h);
+            Node n = Node.decodeRecord(h, rec, cold.nodes());
+            assertEquals(h, Node.decode(n.encode()).hash(), "record under " + h + " decodes to another node");
+            if ((rec[0] & 0xff) == Node.DELTA_TAG) {
+                Node base = cold.nodes().node(Hash.of(rec, 1));
+                sizeChanging += base.size() != n.size() ? 1 : 0;
+            }
+        }
+        assertTrue(sizeChanging > 0, "inserts should have produced deltas that change a node's size");
+        assertEquals(l.digest(), cold.digest());
+    }
+
+    @Test
+    void deltaRecord_thatIsMalformed_isRejected() {
         InMemoryNodeStore store = new InMemoryNodeStore();
         Ledger l = ledgerWithRepeatedUpdates(store);
         Hash base = firstLeaf(l);
         io.glassledger.core.postree.NodeSource src = l.nodes();
-        byte[] depthZero = new io.glassledger.core.codec.ByteWriter().u8(Node.DELTA_TAG).hash(base).u8(0).varint(0)
-                .toByteArray();
-        assertThrows(MalformedException.class, () -> Node.decodeRecord(Hash.ZERO, depthZero, src));
-        byte[] indexPastEnd = new io.glassledger.core.codec.ByteWriter().u8(Node.DELTA_TAG).hash(base).u8(1)
-                .varint(1).varint(1000).toByteArray();
-        assertThrows(MalformedException.class, () -> Node.decodeRecord(Hash.ZERO, indexPastEnd, src));
+        int size = src.node(base).size();
+        java.util.function.Function<Integer, io.glassledger.core.codec.ByteWriter> head = depth ->
+                new io.glassledger.core.codec.ByteWriter().u8(Node.DELTA_TAG).hash(base).u8(depth);
+        Map<String, byte[]> bad = new java.util.LinkedHashMap<>();
+        bad.put("depth 0", head.apply(0).varint(1).varint(0).varint(1).varint(0).toByteArray());
+        bad.put("depth over the maximum", head.apply(Node.MAX_DELTA_DEPTH + 1).varint(1).varint(0).varint(1).varint(0)
+                .toByteArray());
+        bad.put("no runs", head.apply(1).varint(0).toByteArray());
+        bad.put("skip past the end", head.apply(1).varint(1).varint(size + 1).varint(0).varint(0).toByteArray());
+        bad.put("removal past the end", head.apply(1).varint(1).varint(0).varint(size + 1).varint(0).toByteArray());
+        bad.put("empty run", head.apply(1).varint(1).varint(0).varint(0).varint(0).toByteArray());
+        bad.put("everything removed", head.apply(1).varint(1).varint(0).varint(size).varint(0).toByteArray());
+        io.glassledger.core.postree.LeafNode leaf = (io.glassledger.core.postree.LeafNode) src.node(base);
+        io.glassledger.core.codec.ByteWriter dup = head.apply(1).varint(1).varint(1).varint(0).varint(1);
+        leaf.entry(0).write(dup);
+        bad.put("a duplicate key inserted", dup.toByteArray());
+        bad.put("trailing bytes", head.apply(1).varint(1).varint(0).varint(1).varint(0).u8(0).toByteArray());
+        for (Map.Entry<String, byte[]> e : bad.entrySet()) {
+            assertThrows(MalformedException.class, () -> Node.decodeRecord(Hash.ZERO, e.getValue(), src), e.getKey());
+        }
+        // The same shape with a valid run (remove the first entry) decodes.
+        Node ok = Node.decodeRecord(Hash.ZERO, head.apply(1).varint(1).varint(0).varint(1).varint(0).toByteArray(),
+                src);
+        assertEquals(size - 1, ok.size());
     }
 
     private static Hash firstLeaf(Ledger l) {
