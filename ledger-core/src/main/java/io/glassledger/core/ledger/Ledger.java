@@ -195,6 +195,7 @@ public final class Ledger {
      */
     public synchronized List<Block> append(List<BlockSpec> specs) {
         Map<Hash, Node> overlay = new HashMap<>();
+        List<Hash> replaced = new ArrayList<>();
         NodeSource src = h -> {
             Node n = overlay.get(h);
             return n != null ? n : source.node(h);
@@ -222,6 +223,9 @@ public final class Ledger {
             // historical node whose record is some delta's base, so it is written in full, which can close no cycle.
             for (Node n : r.created()) {
                 overlay.put(n.hash(), n);
+                if (n.replaced() != null) {
+                    replaced.add(n.replaced().hash());
+                }
                 if (!batch.hasNode(n.hash())) {
                     batch.putNode(n.hash(), n.record(n.fresh()));
                 }
@@ -238,6 +242,11 @@ public final class Ledger {
             return blocks;
         }
         store.write(batch);
+        for (Hash old : replaced) {
+            if (!overlay.containsKey(old)) {
+                cache.demote(old);
+            }
+        }
         overlay.forEach(cache::put);
         head = h;
         return blocks;

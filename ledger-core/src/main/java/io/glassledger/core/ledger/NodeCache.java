@@ -35,6 +35,14 @@ final class NodeCache {
         return stripe(h).get(h);
     }
 
+    /**
+     * Lets the node under {@code h} go first: an append calls this for each node its new tree replaced, which only
+     * reads of older blocks will want again, so that the cache keeps the live tree rather than its history.
+     */
+    void demote(Hash h) {
+        stripe(h).demote(h);
+    }
+
     /** @param h the node's hash, passed in so that a freshly decoded node is not hashed just to be cached */
     void put(Hash h, Node n) {
         stripe(h).put(h, n);
@@ -73,6 +81,15 @@ final class NodeCache {
             return s.node;
         }
 
+        synchronized void demote(Hash h) {
+            Slot s = map.remove(h);
+            if (s != null) {
+                weight -= s.node.weight();
+                // The ring keeps the slot until the hand passes; a removed slot is skipped there.
+                s.node = null;
+            }
+        }
+
         synchronized void put(Hash h, Node n) {
             Slot s = map.get(h);
             if (s != null) {
@@ -99,7 +116,9 @@ final class NodeCache {
                     hand = 0;
                 }
                 Slot s = ring[hand];
-                if (s != null && s != keep) {
+                if (s != null && s.node == null) {
+                    ring[hand] = null;
+                } else if (s != null && s != keep) {
                     if (s.referenced) {
                         s.referenced = false;
                     } else {
@@ -121,7 +140,7 @@ final class NodeCache {
             int j = 0;
             int newHand = 0;
             for (int i = 0; i < size; i++) {
-                if (ring[i] != null) {
+                if (ring[i] != null && ring[i].node != null) {
                     if (i == hand) {
                         newHand = j;
                     } else if (i < hand) {

@@ -101,6 +101,11 @@ public abstract sealed class Node permits LeafNode, IndexNode {
      * @param deltaAllowed false forces the full encoding. A delta may only be written under a hash never stored
      *                     before: writing one over an existing record could close a cycle of bases.
      */
+    /** The node this one replaced in its tree, until {@link #record} is called; null if none. */
+    public final Node replaced() {
+        return derivedFrom;
+    }
+
     public final byte[] record(boolean deltaAllowed) {
         Node b = derivedFrom;
         derivedFrom = null;
