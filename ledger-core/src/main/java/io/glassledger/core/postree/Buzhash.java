@@ -28,7 +28,10 @@ final class Buzhash {
     private final int mask;
     private final byte[] window = new byte[TreeParams.WINDOW];
     private int h;
-    private long count;
+    /** Next slot of the window ring to write (the oldest byte once the window is full). */
+    private int slot;
+    /** The window holds WINDOW bytes, so the pattern may be tested. */
+    private boolean full;
 
     Buzhash(int mask) {
         this.mask = mask;
@@ -36,7 +39,8 @@ final class Buzhash {
 
     void reset() {
         h = 0;
-        count = 0;
+        slot = 0;
+        full = false;
     }
 
     /**
@@ -140,22 +144,27 @@ final class Buzhash {
     boolean feed(byte[] b, int off, int len) {
         boolean hit = false;
         int hh = h;
-        long c = count;
+        int sl = slot;
+        boolean f = full;
+        byte[] win = window;
         for (int i = off; i < off + len; i++) {
-            int slot = (int) (c % TreeParams.WINDOW);
-            int out = window[slot] & 0xff;
-            window[slot] = b[i];
+            int out = win[sl] & 0xff;
+            win[sl] = b[i];
             hh = Integer.rotateLeft(hh, 1) ^ TABLE[b[i] & 0xff];
-            if (c >= TreeParams.WINDOW) {
+            if (f) {
                 hh ^= Integer.rotateLeft(TABLE[out], OUT_ROT);
             }
-            c++;
-            if (c >= TreeParams.WINDOW && (hh & mask) == 0) {
+            if (++sl == TreeParams.WINDOW) {
+                sl = 0;
+                f = true;
+            }
+            if (f && (hh & mask) == 0) {
                 hit = true;
             }
         }
         h = hh;
-        count = c;
+        slot = sl;
+        full = f;
         return hit;
     }
 }
