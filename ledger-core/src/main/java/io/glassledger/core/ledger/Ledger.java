@@ -130,15 +130,14 @@ public final class Ledger {
         Hash bh = genesis.hash();
         upper.append(0, bh, batch);
         store.write(batch);
-        head = new Head(genesis, bh, Hash.ZERO,
-                new Digest(0, Hashing.digest(0, genesis.lowerRoot(), Hash.ZERO, genesis.bodyHash())));
+        head = new Head(genesis, bh, Hash.ZERO, digestOf(genesis, Hash.ZERO));
     }
 
     private Head loadHead(long number) {
         Block b = block(number);
         Hash bh = b.hash();
         Hash u = upper.root(number);
-        return new Head(b, bh, u, new Digest(number, Hashing.digest(number, b.lowerRoot(), u, b.bodyHash())));
+        return new Head(b, bh, u, digestOf(b, u));
     }
 
     public TreeParams params() {
@@ -181,7 +180,7 @@ public final class Ledger {
             return h.digest();
         }
         Block b = block(number);
-        return new Digest(number, Hashing.digest(number, b.lowerRoot(), upper.root(number), b.bodyHash()));
+        return digestOf(b, upper.root(number));
     }
 
     // ---------------------------------------------------------------- writes
@@ -235,7 +234,7 @@ public final class Ledger {
             Hash bh = b.hash();
             Hash u = upper.root(0, number, batch);
             upper.append(number, bh, batch);
-            h = new Head(b, bh, u, new Digest(number, Hashing.digest(number, b.lowerRoot(), u, b.bodyHash())));
+            h = new Head(b, bh, u, digestOf(b, u));
             blocks.add(b);
         }
         if (blocks.isEmpty()) {
@@ -250,6 +249,11 @@ public final class Ledger {
         overlay.forEach(cache::put);
         head = h;
         return blocks;
+    }
+
+    /** The digest of block {@code b}, given the root of the upper tree over the blocks before it (FORMAT.md §8). */
+    private static Digest digestOf(Block b, Hash upperRoot) {
+        return new Digest(b.number(), Hashing.digest(b.number(), b.lowerRoot(), upperRoot, b.bodyHash()));
     }
 
     private static EntryMaker maker(long number) {

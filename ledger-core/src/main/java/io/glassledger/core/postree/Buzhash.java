@@ -52,81 +52,57 @@ final class Buzhash {
      */
     static boolean boundaryKept(Entry[] old, Entry[] neu, int i, int mask) {
         int n = neu.length;
-        int w = TreeParams.WINDOW - 1;
-        // First entry whose bytes fall within w before entry i; the stream from it is all the windows need.
-        int a = windowStart(neu, i);
         int b = i;
-        for (int need = w; need > 0 && b < n - 1; ) {
+        for (int need = TreeParams.WINDOW - 1; need > 0 && b < n - 1; ) {
             b++;
             need -= neu[b].encodedLength();
         }
-        boolean touchesLast = b == n - 1;
-        long newHits = hits(neu, a, b, i, mask);
-        if (newHits == BAD) {
-            return false;
-        }
-        if (!touchesLast) {
+        int newHits = hits(neu, i, b, mask);
+        if (b < n - 1) {
             return newHits == 0;
         }
         if ((newHits & NON_LAST) != 0) {
             return false;
         }
-        // The last entry's windows changed: its hit (if any) must survive, and none appear.
-        long lastNew = hits(neu, windowStart(neu, n - 1), n - 1, n - 1, mask);
-        long lastOld = hits(old, windowStart(old, n - 1), n - 1, n - 1, mask);
-        return lastNew != BAD && lastOld != BAD && (lastNew & LAST) == (lastOld & LAST);
+        // The windows reach the last entry: its hit (if any) must survive, and none may appear.
+        return (hits(neu, n - 1, n - 1, mask) & LAST) == (hits(old, n - 1, n - 1, mask) & LAST);
     }
 
-    /** The entry where the bytes within WINDOW - 1 before es[i] begin (0 if the node starts closer). */
-    private static int windowStart(Entry[] es, int i) {
-        int a = i;
-        for (int need = TreeParams.WINDOW - 1; need > 0 && a > 0; ) {
+    private static final int NON_LAST = 1;
+    private static final int LAST = 2;
+
+    /**
+     * Rolls over es from WINDOW - 1 bytes before es[focus] (or the node's start) through es[b], and reports hits at
+     * positions whose window holds a byte of es[focus] (for the last entry: any of its positions): bit NON_LAST for
+     * a hit inside an entry other than the last of es, bit LAST for one inside the last. Positions before byte
+     * WINDOW - 1 of the node are not checked, as when cutting.
+     */
+    private static int hits(Entry[] es, int focus, int b, int mask) {
+        int w = TreeParams.WINDOW - 1;
+        int a = focus;
+        for (int need = w; need > 0 && a > 0; ) {
             a--;
             need -= es[a].encodedLength();
         }
-        return a;
-    }
-
-    private static final long NON_LAST = 1;
-    private static final long LAST = 2;
-    private static final long BAD = -1;
-
-    /**
-     * Rolls over the bytes of es[a..b] and reports hits at positions whose window holds a byte of es[focus]
-     * (focus == b == the last entry: any position of the last entry): bit NON_LAST for a hit inside an entry other
-     * than the last of es, bit LAST for one inside the last. When a &gt; 0 the windows must lie within es[a..b];
-     * when a == 0 positions before byte WINDOW - 1 of the node are not checked, as when cutting.
-     */
-    private static long hits(Entry[] es, int a, int b, int focus, int mask) {
-        int w = TreeParams.WINDOW - 1;
         int len = 0;
-        int focusStart = 0;
+        int from = 0;
         for (int j = a; j <= b; j++) {
             if (j == focus) {
-                focusStart = len;
+                from = len;
             }
             len += es[j].encodedLength();
         }
         byte[] buf = new byte[len];
-        int[] ends = new int[b - a + 1];
         int at = 0;
         for (int j = a; j <= b; j++) {
             byte[] e = es[j].encoded();
             System.arraycopy(e, 0, buf, at, e.length);
             at += e.length;
-            ends[j - a] = at;
         }
-        int focusEnd = focusStart + es[focus].encodedLength();
-        int lastFirst = es.length - 1 == b ? ends[b - a] - es[b].encodedLength() : Integer.MAX_VALUE;
-        int from = focusStart;
-        int to = focus == es.length - 1 ? len : Math.min(len, focusEnd + w);
-        if (a > 0 && from < w) {
-            return BAD;
-        }
-        if (to < focusEnd + w && focus != es.length - 1 && b != es.length - 1) {
-            return BAD;
-        }
-        long found = 0;
+        boolean last = b == es.length - 1;
+        int lastFirst = last ? len - es[b].encodedLength() : Integer.MAX_VALUE;
+        int to = focus == es.length - 1 ? len : Math.min(len, from + es[focus].encodedLength() + w);
+        int found = 0;
         int h = 0;
         for (int p = 0; p < to; p++) {
             h = Integer.rotateLeft(h, 1) ^ TABLE[buf[p] & 0xff];

@@ -105,11 +105,7 @@ public final class Entry {
 
     /** The shortest prefix p of b's key with a.key &lt; p &lt;= b.key; requires a.key &lt; b.key. */
     static Bytes separator(Entry a, Entry b) {
-        int i = Arrays.mismatch(a.enc, a.keyOff, a.keyOff + a.keyLen, b.enc, b.keyOff, b.keyOff + b.keyLen);
-        if (i < 0 || i >= b.keyLen || (i < a.keyLen && (b.enc[b.keyOff + i] & 0xff) <= (a.enc[a.keyOff + i] & 0xff))) {
-            throw new IllegalArgumentException("separator needs left < right: " + a.key() + " vs " + b.key());
-        }
-        return Bytes.wrap(Arrays.copyOfRange(b.enc, b.keyOff, b.keyOff + i + 1));
+        return Node.shortestSeparator(a.enc, a.keyOff, a.keyLen, b.enc, b.keyOff, b.keyLen);
     }
 
     /** The value, or null for a tombstone. */

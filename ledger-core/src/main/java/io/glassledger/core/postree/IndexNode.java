@@ -128,6 +128,14 @@ public final class IndexNode extends Node {
         return n + children.length * (Hash.LENGTH + 4);
     }
 
+    /**
+     * For cache weighing: this node shares all but {@code added} children with the node it was built from, so it
+     * owns its count and separator arrays plus those children's hashes and separators.
+     */
+    void ownsNewChildren(int added) {
+        ownBytes(16 * children.length + 100 * added);
+    }
+
     @Override
     boolean sameItemAt(Node b, int i, int j) {
         IndexNode o = (IndexNode) b;
@@ -197,7 +205,7 @@ public final class IndexNode extends Node {
         }
         try {
             IndexNode node = new IndexNode(level, cs.toArray(new Hash[0]), ss.toArray(new Bytes[0]), counts2);
-            node.ownBytes(16 * m + 100 * added);
+            node.ownsNewChildren(added);
             return node;
         } catch (IllegalArgumentException e) {
             throw new io.glassledger.core.codec.MalformedException(e.getMessage());

@@ -84,9 +84,7 @@ public final class LeafNode extends Node {
 
     @Override
     boolean sameItem(Node b, int i) {
-        Entry x = entries[i];
-        Entry y = ((LeafNode) b).entries[i];
-        return x == y || x.equals(y);
+        return sameItemAt(b, i, i);
     }
 
     @Override

@@ -434,10 +434,17 @@ public abstract sealed class Node permits LeafNode, IndexNode {
     public static Bytes shortestSeparator(Bytes left, Bytes right) {
         byte[] a = left.unsafeArray();
         byte[] b = right.unsafeArray();
-        int i = java.util.Arrays.mismatch(a, b);
-        if (i < 0 || i >= b.length || (i < a.length && (b[i] & 0xff) <= (a[i] & 0xff))) {
-            throw new IllegalArgumentException("separator needs left < right: " + left + " vs " + right);
+        return shortestSeparator(a, 0, a.length, b, 0, b.length);
+    }
+
+    /** As {@link #shortestSeparator(Bytes, Bytes)}, over the keys a[aOff, aOff+aLen) and b[bOff, bOff+bLen). */
+    static Bytes shortestSeparator(byte[] a, int aOff, int aLen, byte[] b, int bOff, int bLen) {
+        int i = java.util.Arrays.mismatch(a, aOff, aOff + aLen, b, bOff, bOff + bLen);
+        if (i < 0 || i >= bLen || (i < aLen && (b[bOff + i] & 0xff) <= (a[aOff + i] & 0xff))) {
+            throw new IllegalArgumentException("separator needs left < right: "
+                    + Bytes.wrap(java.util.Arrays.copyOfRange(a, aOff, aOff + aLen)) + " vs "
+                    + Bytes.wrap(java.util.Arrays.copyOfRange(b, bOff, bOff + bLen)));
         }
-        return right.prefix(i + 1);
+        return Bytes.wrap(java.util.Arrays.copyOfRange(b, bOff, bOff + i + 1));
     }
 }
