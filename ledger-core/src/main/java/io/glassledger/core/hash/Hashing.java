@@ -18,6 +18,7 @@ public final class Hashing {
     public static final byte TAG_DIGEST = 0x20;
     public static final byte TAG_DIGEST_TAIL = 0x21;
     public static final byte TAG_UPPER_INNER = 0x31;
+    public static final byte TAG_TXS = 0x40;
 
     private static final ThreadLocal<MessageDigest> SHA = ThreadLocal.withInitial(() -> {
         try {
@@ -97,6 +98,14 @@ public final class Hashing {
         updateU64(md, blockNo);
         md.update(lowerRoot.unsafeArray());
         md.update(bodyHash.unsafeArray());
+        return finish(md);
+    }
+
+    /** H(0x40 || record): binds a block's signed-transaction record into the block's meta. */
+    public static Hash transactions(byte[] record) {
+        MessageDigest md = sha();
+        md.update(TAG_TXS);
+        md.update(record);
         return finish(md);
     }
 

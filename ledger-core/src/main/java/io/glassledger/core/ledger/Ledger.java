@@ -41,6 +41,8 @@ import java.util.TreeSet;
 public final class Ledger {
     public static final String FORMAT = "glassledger/1";
     public static final long DEFAULT_CACHE_BYTES = 512L << 20;
+    /** Block meta key binding the block's signed-transaction record: H(0x40 || record). */
+    public static final String TXS_META = "txs";
 
     private final NodeStore store;
     private final TreeParams params;
@@ -229,7 +231,12 @@ public final class Ledger {
                     batch.putNode(n.hash(), n.record(n.fresh()));
                 }
             }
-            Block b = new Block(number, spec.timestamp(), r.root(), spec.txIds(), new TreeMap<>());
+            TreeMap<String, Bytes> meta = new TreeMap<>();
+            if (spec.transactions() != null) {
+                meta.put(TXS_META, Bytes.wrap(Hashing.transactions(spec.transactions().unsafeArray()).toByteArray()));
+                batch.putBlockTransactions(number, spec.transactions().unsafeArray());
+            }
+            Block b = new Block(number, spec.timestamp(), r.root(), spec.txIds(), meta);
             batch.putBlock(number, b.encode());
             Hash bh = b.hash();
             Hash u = upper.root(0, number, batch);
@@ -271,6 +278,20 @@ public final class Ledger {
     /** The entry of {@code key} in the state at {@code blockNo} (possibly a tombstone), or null. */
     public Entry entry(Bytes key, long blockNo) {
         return tree.get(block(blockNo).lowerRoot(), key);
+    }
+
+    /** The entry of {@code key} in the head state (possibly a tombstone), or null. */
+    public Entry latestEntry(Bytes key) {
+        return tree.get(head.block().lowerRoot(), key);
+    }
+
+    /**
+     * The record of the signed transactions of block {@code number} (FORMAT.md §11.3), or null if the block has
+     * none.
+     */
+    public Bytes blockTransactions(long number) {
+        byte[] r = store.blockTransactions(number);
+        return r == null ? null : Bytes.wrap(r);
     }
 
     /** The latest value of {@code key}. */

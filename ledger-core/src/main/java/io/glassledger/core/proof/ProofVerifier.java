@@ -40,6 +40,30 @@ public final class ProofVerifier {
         proof.verify(trusted, claims);
     }
 
+    /**
+     * Every claim holds in the state at block {@code blockNo}, and each key of {@code writtenAt} was written
+     * (put, or deleted for an absent claim) in that very block: its entry's version is {@code blockNo}. This is what
+     * a promise promises.
+     */
+    public static void verifyWrittenAt(Digest trusted, long blockNo, List<KeyClaim> claims,
+                                       java.util.Set<Bytes> writtenAt, KeysProof proof) throws VerificationException {
+        requireBlock(blockNo, proof);
+        io.glassledger.core.postree.Entry[] found = proof.verify(trusted, claims);
+        int matched = 0;
+        for (int i = 0; i < found.length; i++) {
+            if (!writtenAt.contains(claims.get(i).key())) {
+                continue;
+            }
+            matched++;
+            if (found[i] == null || found[i].version() != blockNo) {
+                throw new VerificationException("key " + claims.get(i).key() + " was not written in block " + blockNo);
+            }
+        }
+        if (matched != writtenAt.size()) {
+            throw new VerificationException("the proof does not cover every written key");
+        }
+    }
+
     /** The ledger at {@code older} is a prefix of the ledger at {@code newer}, a later block. */
     public static void verifyAppendOnly(Digest older, Digest newer, AppendOnlyProof proof)
             throws VerificationException {

@@ -11,6 +11,7 @@ public final class InMemoryNodeStore implements NodeStore {
     private final Map<Long, byte[]> blocks = new ConcurrentHashMap<>();
     private final Map<StoreBatch.UpperKey, Hash> upper = new ConcurrentHashMap<>();
     private final Map<String, byte[]> meta = new ConcurrentHashMap<>();
+    private final Map<Long, byte[]> blockTxs = new ConcurrentHashMap<>();
     private volatile long blockCount;
     private long bytes;
 
@@ -22,6 +23,11 @@ public final class InMemoryNodeStore implements NodeStore {
     @Override
     public byte[] block(long number) {
         return blocks.get(number);
+    }
+
+    @Override
+    public byte[] blockTransactions(long number) {
+        return blockTxs.get(number);
     }
 
     @Override
@@ -54,6 +60,8 @@ public final class InMemoryNodeStore implements NodeStore {
         upper.putAll(batch.upper);
         meta.putAll(batch.meta);
         batch.blocks.forEach((n, b) -> bytes += b.length + 8);
+        batch.blockTxs.forEach((n, b) -> bytes += b.length + 8);
+        blockTxs.putAll(batch.blockTxs);
         blocks.putAll(batch.blocks);
         blockCount = next;
     }

@@ -17,6 +17,9 @@ public interface NodeStore extends AutoCloseable {
     /** The block record, or null. */
     byte[] block(long number);
 
+    /** The record of a block's signed transactions, or null if the block has none. */
+    byte[] blockTransactions(long number);
+
     /** A complete-subtree hash of the upper tree, or null. */
     Hash upper(int level, long index);
 

@@ -56,6 +56,7 @@ public final class RocksDbNodeStore implements NodeStore {
     private final ColumnFamilyHandle nodesCf;
     private final ColumnFamilyHandle blocksCf;
     private final ColumnFamilyHandle upperCf;
+    private final ColumnFamilyHandle txsCf;
     private final WriteOptions writeOptions;
     private volatile long blockCount;
 
@@ -79,12 +80,14 @@ public final class RocksDbNodeStore implements NodeStore {
                     new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, options(CompressionType.LZ4_COMPRESSION)),
                     new ColumnFamilyDescriptor(bytes("nodes"), hashKeyed(options(CompressionType.NO_COMPRESSION))),
                     new ColumnFamilyDescriptor(bytes("blocks"), options(CompressionType.LZ4_COMPRESSION)),
-                    new ColumnFamilyDescriptor(bytes("upper"), options(CompressionType.NO_COMPRESSION)));
+                    new ColumnFamilyDescriptor(bytes("upper"), options(CompressionType.NO_COMPRESSION)),
+                    new ColumnFamilyDescriptor(bytes("txs"), options(CompressionType.LZ4_COMPRESSION)));
             db = RocksDB.open(dbOptions, dir.toString(), cfs, handles);
             metaCf = handles.get(0);
             nodesCf = handles.get(1);
             blocksCf = handles.get(2);
             upperCf = handles.get(3);
+            txsCf = handles.get(4);
             writeOptions = new WriteOptions().setSync(sync);
             try (RocksIterator it = db.newIterator(blocksCf)) {
                 it.seekToLast();
@@ -162,6 +165,11 @@ public final class RocksDbNodeStore implements NodeStore {
     }
 
     @Override
+    public byte[] blockTransactions(long number) {
+        return number < 0 ? null : get(txsCf, u64(number));
+    }
+
+    @Override
     public Hash upper(int level, long index) {
         byte[] v = get(upperCf, upperKey(level, index));
         return v == null ? null : Hash.of(v);
@@ -194,6 +202,9 @@ public final class RocksDbNodeStore implements NodeStore {
             }
             for (var e : batch.meta.entrySet()) {
                 wb.put(metaCf, bytes(e.getKey()), e.getValue());
+            }
+            for (var e : batch.blockTxs.entrySet()) {
+                wb.put(txsCf, u64(e.getKey()), e.getValue());
             }
             for (var e : batch.blocks.entrySet()) {
                 wb.put(blocksCf, u64(e.getKey()), e.getValue());

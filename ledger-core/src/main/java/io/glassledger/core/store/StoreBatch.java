@@ -15,6 +15,7 @@ public final class StoreBatch {
     final TreeMap<Long, byte[]> blocks = new TreeMap<>();
     final Map<UpperKey, Hash> upper = new LinkedHashMap<>();
     final Map<String, byte[]> meta = new LinkedHashMap<>();
+    final TreeMap<Long, byte[]> blockTxs = new TreeMap<>();
 
     public StoreBatch putNode(Hash hash, byte[] encoded) {
         nodes.put(hash, encoded);
@@ -27,6 +28,12 @@ public final class StoreBatch {
 
     public StoreBatch putBlock(long number, byte[] record) {
         blocks.put(number, record);
+        return this;
+    }
+
+    /** The signed transactions of block {@code number}, kept for auditors (FORMAT.md §11.3). */
+    public StoreBatch putBlockTransactions(long number, byte[] record) {
+        blockTxs.put(number, record);
         return this;
     }
 

@@ -1,0 +1,127 @@
+package io.glassledger.core.txn;
+
+import io.glassledger.core.codec.ByteWriter;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.ledger.BlockSpec;
+import io.glassledger.core.postree.Mutation;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Deterministic block formation (FORMAT.md §12.2): a pure function of the log. Committed transactions, in log
+ * order, fill the blocks of the open epoch; a seal closes the epoch. A transaction goes to the lowest block of the
+ * epoch that is above every block holding a version of a key it writes, and not below the block holding the
+ * version of any key it read. So a block holds at most one version of each key, versions of a key go to increasing
+ * blocks in commit order, and every block's state includes everything its transactions read from. A replica or an
+ * auditor replaying the same log forms the same blocks.
+ *
+ * <p>Not thread-safe.
+ */
+public final class BlockSequencer {
+    /** A sealed epoch: blocks firstBlock, firstBlock+1, ..., all stamped with the seal's timestamp. */
+    public record Epoch(long firstBlock, long timestamp, List<List<SignedTransaction>> blocks) {
+        public Epoch {
+            blocks = blocks.stream().map(List::copyOf).toList();
+        }
+
+        public long lastBlock() {
+            return firstBlock + blocks.size() - 1;
+        }
+
+        /** The ledger's view of the epoch: per block its transaction ids, writes and signed-transaction record. */
+        public List<BlockSpec> specs() {
+            List<BlockSpec> out = new ArrayList<>(blocks.size());
+            for (List<SignedTransaction> txs : blocks) {
+                List<Bytes> ids = new ArrayList<>(txs.size());
+                List<Mutation> writes = new ArrayList<>();
+                int bytes = 8;
+                for (SignedTransaction s : txs) {
+                    ids.add(s.txId());
+                    writes.addAll(s.tx().writes());
+                    bytes += s.size() + 5;
+                }
+                out.add(new BlockSpec(timestamp, ids, writes, Bytes.wrap(transactionsRecord(txs, bytes))));
+            }
+            return out;
+        }
+    }
+
+    /** {@code varint n || n × (varint len || signed transaction record)} (FORMAT.md §11.3). */
+    static byte[] transactionsRecord(List<SignedTransaction> txs, int sizeHint) {
+        ByteWriter w = new ByteWriter(sizeHint);
+        w.varint(txs.size());
+        for (SignedTransaction s : txs) {
+            w.lengthPrefixed(s.recordUnsafe());
+        }
+        return w.toByteArray();
+    }
+
+    private long epochBase;
+    private final Map<Bytes, Integer> nextFree = new HashMap<>();
+    private final List<List<SignedTransaction>> blocks = new ArrayList<>();
+
+    /** @param epochBase the number of the first block the open epoch will form */
+    public BlockSequencer(long epochBase) {
+        if (epochBase < 1) {
+            throw new IllegalArgumentException("block 0 is the genesis block");
+        }
+        this.epochBase = epochBase;
+    }
+
+    /** Places a committed transaction that writes something; returns its block number. */
+    public long assign(SignedTransaction stx) {
+        Transaction tx = stx.tx();
+        if (tx.writes().isEmpty()) {
+            throw new IllegalArgumentException("a read-only transaction goes in no block");
+        }
+        int j = 0;
+        for (Transaction.Read r : tx.reads()) {
+            Integer nf = nextFree.get(r.key());
+            if (nf != null) {
+                j = Math.max(j, nf - 1);
+            }
+        }
+        for (Mutation m : tx.writes()) {
+            Integer nf = nextFree.get(m.key());
+            if (nf != null) {
+                j = Math.max(j, nf);
+            }
+        }
+        for (Mutation m : tx.writes()) {
+            nextFree.put(m.key(), j + 1);
+        }
+        while (blocks.size() <= j) {
+            blocks.add(new ArrayList<>());
+        }
+        blocks.get(j).add(stx);
+        return epochBase + j;
+    }
+
+    public boolean isEmpty() {
+        return blocks.isEmpty();
+    }
+
+    /** Closes the open epoch; null if it holds no transaction (an empty epoch is never sealed). */
+    public Epoch seal(long timestamp) {
+        if (blocks.isEmpty()) {
+            return null;
+        }
+        Epoch e = new Epoch(epochBase, timestamp, blocks);
+        epochBase += blocks.size();
+        blocks.clear();
+        nextFree.clear();
+        return e;
+    }
+
+    /** The first block of the open epoch. */
+    public long epochBase() {
+        return epochBase;
+    }
+
+    /** One past the highest block number promised so far. */
+    public long nextBlockBound() {
+        return epochBase + blocks.size();
+    }
+}

@@ -1,0 +1,75 @@
+package io.glassledger.core.txn;
+
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.postree.Mutation;
+import io.glassledger.core.proof.AppendOnlyProof;
+import io.glassledger.core.proof.Digest;
+import io.glassledger.core.proof.KeyClaim;
+import io.glassledger.core.proof.ProofVerifier;
+import io.glassledger.core.proof.VerificationException;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Client-side check of a promise (GlassDB §3.3.3, deferred verification): the shard's new digest extends the
+ * client's trusted digest (append-only), and every write of the transaction is in the promised block with the value
+ * written. Pure: no I/O, no RocksDB.
+ */
+public final class PromiseVerifier {
+    private PromiseVerifier() {
+    }
+
+    /**
+     * @param trusted    the client's last verified digest of this shard
+     * @param appendOnly proof from {@code trusted} to {@code proof.digest()}; null only if they are the same block
+     * @return the digest the client may trust from now on
+     */
+    public static Digest verify(Digest trusted, Promise promise, Transaction tx, BlockProof proof,
+                                AppendOnlyProof appendOnly) throws VerificationException {
+        if (!promise.txId().equals(tx.txId()) || promise.shard() != tx.shard()) {
+            throw new VerificationException("promise is for another transaction");
+        }
+        if (tx.isReadOnly()) {
+            throw new VerificationException("a read-only transaction has no block to verify");
+        }
+        if (proof.blockNo() != promise.blockNo()) {
+            throw new VerificationException("proof is for block " + proof.blockNo() + ", promise for "
+                    + promise.blockNo());
+        }
+        Digest next = proof.digest();
+        if (next.blockNo() < trusted.blockNo()) {
+            throw new VerificationException("proof digest at block " + next.blockNo()
+                    + " is older than the trusted digest at " + trusted.blockNo());
+        }
+        if (next.blockNo() == trusted.blockNo()) {
+            if (!next.equals(trusted)) {
+                throw new VerificationException("two different digests for block " + next.blockNo() + ": a fork");
+            }
+        } else {
+            if (appendOnly == null) {
+                throw new VerificationException("an append-only proof is needed from block " + trusted.blockNo());
+            }
+            ProofVerifier.verifyAppendOnly(trusted, next, appendOnly);
+        }
+        Map<Bytes, KeyClaim> claims = new HashMap<>();
+        for (KeyClaim c : proof.claims()) {
+            claims.put(c.key(), c);
+        }
+        Set<Bytes> written = new HashSet<>();
+        for (Mutation m : tx.writes()) {
+            KeyClaim c = claims.get(m.key());
+            if (c == null) {
+                throw new VerificationException("proof does not cover written key " + m.key());
+            }
+            boolean ok = m.isDelete() ? c.isAbsent() : !c.isAbsent() && c.value().equals(m.value());
+            if (!ok) {
+                throw new VerificationException("block " + promise.blockNo() + " holds another value for " + m.key());
+            }
+            written.add(m.key());
+        }
+        ProofVerifier.verifyWrittenAt(next, promise.blockNo(), proof.claims(), written, proof.proof());
+        return next;
+    }
+}

@@ -1,0 +1,990 @@
+package io.glassledger.core.txn;
+
+import io.glassledger.core.LedgerException;
+import io.glassledger.core.codec.ByteReader;
+import io.glassledger.core.codec.ByteWriter;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.hash.Hash;
+import io.glassledger.core.ledger.Block;
+import io.glassledger.core.ledger.Ledger;
+import io.glassledger.core.postree.Entry;
+import io.glassledger.core.postree.Mutation;
+import io.glassledger.core.proof.AppendOnlyProof;
+import io.glassledger.core.proof.Digest;
+import io.glassledger.core.proof.KeyClaim;
+import io.glassledger.core.proof.KeysProof;
+import io.glassledger.core.store.RocksDbNodeStore;
+import io.glassledger.core.txn.TxnException.Reason;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * GlassDB's per-shard transaction manager (§3.2, §3.3.2, §3.3.3, §3.3.5; docs/ARCHITECTURE.md "Transaction engine").
+ *
+ * <ul>
+ *   <li>Worker pool (bounded queue): size and signature checks, proofs.</li>
+ *   <li>Sequencer thread: OCC validation in log order, WAL append with group commit (one fsync per batch), block
+ *       assignment ({@link BlockSequencer}), then publication of the writes in the committed-data map.</li>
+ *   <li>Persisting thread: every persist interval it asks the sequencer to seal the open epoch (a WAL record, so
+ *       blocks are a function of the log), appends the epoch's blocks to the ledger in one atomic write, and drops
+ *       them from the map.</li>
+ * </ul>
+ * Reads see published writes at once: the map first, then the ledger.
+ */
+public final class TxnEngine implements AutoCloseable {
+    /** A value with its version: the block that holds (or will hold) it. value is null for absent or deleted. */
+    public record Versioned(Bytes value, long version) {
+    }
+
+    /** Counters since start; nanos are totals, so a mean is a ratio of two fields. */
+    public record Stats(long committed, long readOnly, Map<Reason, Long> aborted, long walSyncs, long walSyncNanos,
+                        long sequencedRequests, long validateNanos, long epochsPersisted, long blocksPersisted,
+                        long keysPersisted, long persistNanos, long proofBatches, long proofKeys, long proofNanos) {
+    }
+
+    private static final class Ver {
+        final long blockNo;
+        final Bytes value;
+        volatile boolean visible;
+
+        Ver(long blockNo, Bytes value, boolean visible) {
+            this.blockNo = blockNo;
+            this.value = value;
+            this.visible = visible;
+        }
+    }
+
+    private sealed interface Request permits CommitReq, PrepareReq, DecideReq, SealReq, TruncateReq {
+    }
+
+    private record CommitReq(SignedTransaction stx, CompletableFuture<Promise> done, boolean persistNow)
+            implements Request {
+    }
+
+    private record PrepareReq(SignedTransaction stx, CompletableFuture<Void> done) implements Request {
+    }
+
+    private record DecideReq(Bytes txId, boolean commit, CompletableFuture<Promise> done) implements Request {
+    }
+
+    private record SealReq(CompletableFuture<BlockSequencer.Epoch> done) implements Request {
+    }
+
+    private record TruncateReq(long persisted) implements Request {
+    }
+
+    private final EngineConfig cfg;
+    private final RocksDbNodeStore store;
+    private final Ledger ledger;
+    private final Wal wal;
+    private final ConcurrentHashMap<Bytes, ArrayList<Ver>> committed = new ConcurrentHashMap<>();
+    private final ArrayBlockingQueue<Request> queue;
+    private final ThreadPoolExecutor workers;
+    private final ScheduledExecutorService timer;
+    private final Thread sequencerThread;
+    private final Thread persisterThread;
+    private volatile boolean closing;
+    private volatile boolean stopSequencer;
+    private volatile Throwable failure;
+
+    // Sequencer state: only the sequencer thread (or recovery, before it starts) touches these.
+    private final BlockSequencer sequencer;
+    private final Map<Bytes, SignedTransaction> prepared = new LinkedHashMap<>();
+    private final java.util.Set<Bytes> preparedIds = ConcurrentHashMap.newKeySet();
+    private final Map<Bytes, Integer> readLocks = new HashMap<>();
+    private final Map<Bytes, Bytes> writeLocks = new HashMap<>();
+    private final Map<Bytes, Long> seen = new HashMap<>();
+    private final LinkedHashMap<Bytes, Promise> decided = new LinkedHashMap<>(1024, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Bytes, Promise> e) {
+            return size() > 100_000;
+        }
+    };
+    private long lastSealTimestamp;
+    private long lastSeenPrune;
+    private volatile long promisedBound;
+
+    // Persistence progress.
+    private final AtomicLong persisted = new AtomicLong();
+    private final TreeMap<Long, List<CompletableFuture<Void>>> persistWaiters = new TreeMap<>();
+    private final Object persistSignal = new Object();
+    private boolean persistRequested;
+
+    private final Map<Long, ProofBatch> proofBatches = new HashMap<>();
+
+    private final LongAdder statCommitted = new LongAdder();
+    private final LongAdder statReadOnly = new LongAdder();
+    private final Map<Reason, LongAdder> statAborted = new EnumMap<>(Reason.class);
+    private final LongAdder statWalSyncs = new LongAdder();
+    private final LongAdder statWalSyncNanos = new LongAdder();
+    private final LongAdder statSequenced = new LongAdder();
+    private final LongAdder statValidateNanos = new LongAdder();
+    private final LongAdder statEpochs = new LongAdder();
+    private final LongAdder statBlocks = new LongAdder();
+    private final LongAdder statKeys = new LongAdder();
+    private final LongAdder statPersistNanos = new LongAdder();
+    private final LongAdder statProofBatches = new LongAdder();
+    private final LongAdder statProofKeys = new LongAdder();
+    private final LongAdder statProofNanos = new LongAdder();
+
+    private static final class ProofBatch {
+        final TreeSet<Bytes> keys = new TreeSet<>();
+        final List<CompletableFuture<ProofResult>> waiters = new ArrayList<>();
+    }
+
+    private TxnEngine(EngineConfig cfg) {
+        this.cfg = cfg;
+        for (Reason r : Reason.values()) {
+            statAborted.put(r, new LongAdder());
+        }
+        this.store = new RocksDbNodeStore(cfg.dir().resolve("ledger"), cfg.fsync(), 256L << 20);
+        try {
+            this.ledger = Ledger.openOrCreate(store, cfg.treeParams(), cfg.clock().getAsLong(),
+                    cfg.ledgerCacheBytes());
+            this.wal = Wal.open(cfg.dir().resolve("wal"), cfg.fsync());
+            long head = ledger.head().block().number();
+            List<Wal.Segment> segs = wal.segments();
+            long base = segs.isEmpty() ? head + 1 : segs.get(0).epochBase();
+            if (base > head + 1) {
+                throw new LedgerException("the WAL starts at block " + base + " but the ledger ends at " + head);
+            }
+            this.sequencer = new BlockSequencer(base);
+            this.lastSealTimestamp = ledger.head().block().timestamp();
+            this.persisted.set(head);
+            recover(segs);
+            rebuildSeen();
+            if (segs.isEmpty()) {
+                wal.startSegment(sequencer.epochBase(), List.of());
+            } else {
+                wal.reopenLast();
+            }
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+        this.promisedBound = sequencer.nextBlockBound();
+        this.queue = new ArrayBlockingQueue<>(cfg.queueCapacity());
+        this.workers = new ThreadPoolExecutor(cfg.workers(), cfg.workers(), 0, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(cfg.queueCapacity()), daemon("glassledger-worker-" + cfg.shard()));
+        this.timer = Executors.newSingleThreadScheduledExecutor(daemon("glassledger-timer-" + cfg.shard()));
+        this.sequencerThread = new Thread(this::sequencerLoop, "glassledger-sequencer-" + cfg.shard());
+        this.persisterThread = new Thread(this::persisterLoop, "glassledger-persister-" + cfg.shard());
+        sequencerThread.start();
+        persisterThread.start();
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** Opens (creating if needed) the shard in {@code cfg.dir()}, recovering from its WAL. */
+    public static TxnEngine open(EngineConfig cfg) {
+        return new TxnEngine(cfg);
+    }
+
+    // ---------------------------------------------------------------- recovery
+
+    private void recover(List<Wal.Segment> segs) {
+        long head = ledger.head().block().number();
+        List<BlockSequencer.Epoch> unpersisted = new ArrayList<>();
+        List<Map.Entry<SignedTransaction, Long>> openTxs = new ArrayList<>();
+        for (Wal.Segment s : segs) {
+            if (s.epochBase() != sequencer.epochBase() || !sequencer.isEmpty()) {
+                throw new LedgerException("WAL segment " + s.path() + " starts at block " + s.epochBase()
+                        + ", but replay is at " + sequencer.epochBase());
+            }
+            for (Wal.Record r : s.records()) {
+                switch (r.type()) {
+                    case Wal.COMMIT -> {
+                        SignedTransaction stx = SignedTransaction.decode(r.payload());
+                        remember(stx.txId());
+                        openTxs.add(Map.entry(stx, sequencer.assign(stx)));
+                    }
+                    case Wal.PREPARE -> {
+                        SignedTransaction stx = SignedTransaction.decode(r.payload());
+                        if (!prepared.containsKey(stx.txId())) {
+                            remember(stx.txId());
+                            lock(stx);
+                        }
+                    }
+                    case Wal.DECIDE_COMMIT, Wal.DECIDE_ABORT -> {
+                        Bytes id = Bytes.of(r.payload());
+                        SignedTransaction stx = prepared.get(id);
+                        if (stx == null) {
+                            throw new LedgerException("WAL decides unknown transaction " + id.hex());
+                        }
+                        unlock(stx);
+                        if (r.type() == Wal.DECIDE_COMMIT) {
+                            long b = 0;
+                            if (!stx.tx().isReadOnly()) {
+                                b = sequencer.assign(stx);
+                                openTxs.add(Map.entry(stx, b));
+                            }
+                            decided.put(id, new Promise(id, cfg.shard(), b, null));
+                        } else {
+                            decided.put(id, new Promise(id, cfg.shard(), -1, null));
+                        }
+                    }
+                    case Wal.SEAL -> {
+                        long ts = new ByteReader(r.payload()).u64();
+                        BlockSequencer.Epoch e = sequencer.seal(ts);
+                        lastSealTimestamp = ts;
+                        openTxs.clear();
+                        if (e == null) {
+                            throw new LedgerException("WAL seals an empty epoch");
+                        }
+                        if (e.lastBlock() <= head) {
+                            continue;
+                        }
+                        if (e.firstBlock() <= head) {
+                            throw new LedgerException("ledger holds part of epoch " + e.firstBlock() + ".."
+                                    + e.lastBlock());
+                        }
+                        unpersisted.add(e);
+                    }
+                    default -> throw new LedgerException("unknown WAL record type " + r.type());
+                }
+            }
+        }
+        for (BlockSequencer.Epoch e : unpersisted) {
+            persist(e);
+        }
+        // Decided transactions of the open epoch: back into the map, visible (they were acknowledged or may be).
+        for (Map.Entry<SignedTransaction, Long> t : openTxs) {
+            stage(t.getKey(), t.getValue(), true);
+        }
+    }
+
+    /** Transaction ids seen within the replay window: those of recent blocks (the WAL's were added in replay). */
+    private void rebuildSeen() {
+        long floor = cfg.clock().getAsLong() - 2 * cfg.replayWindow().toMillis();
+        for (long n = ledger.head().block().number(); n > 0; n--) {
+            Block b = ledger.block(n);
+            if (b.timestamp() < floor) {
+                break;
+            }
+            b.txIds().stream().filter(id -> id.length() == Transaction.TX_ID_BYTES).forEach(this::remember);
+        }
+    }
+
+    private void remember(Bytes txId) {
+        seen.put(txId, Transaction.idMillis(txId));
+    }
+
+    // ---------------------------------------------------------------- client API
+
+    /** The latest published value of {@code key}: the committed-data map first, then the ledger. */
+    public Versioned get(Bytes key) {
+        ArrayList<Ver> chain = committed.get(key);
+        if (chain != null) {
+            synchronized (chain) {
+                for (int i = chain.size() - 1; i >= 0; i--) {
+                    Ver v = chain.get(i);
+                    if (v.visible) {
+                        return new Versioned(v.value, v.blockNo);
+                    }
+                }
+            }
+        }
+        Entry e = ledger.latestEntry(key);
+        return e == null ? new Versioned(null, 0) : new Versioned(e.isTombstone() ? null : e.value(), e.version());
+    }
+
+    /** One-phase commit of a single-shard transaction. */
+    public CompletableFuture<Promise> commit(SignedTransaction stx) {
+        return commit(stx, false);
+    }
+
+    /**
+     * @param persistNow delay 0 (GlassDB §3.3.3): the promise completes only once its block is in the ledger, so a
+     *                   proof can be fetched at once
+     */
+    public CompletableFuture<Promise> commit(SignedTransaction stx, boolean persistNow) {
+        CompletableFuture<Promise> f = new CompletableFuture<>();
+        submit(stx, f, () -> new CommitReq(stx, f, persistNow));
+        return f;
+    }
+
+    /** 2PC phase one: validates, logs and locks; completes when the prepare is durable. */
+    public CompletableFuture<Void> prepare(SignedTransaction stx) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        submit(stx, f, () -> new PrepareReq(stx, f));
+        return f;
+    }
+
+    /** 2PC phase two for a prepared transaction. Repeating a decision returns the same outcome. */
+    public CompletableFuture<Promise> decide(Bytes txId, boolean commit) {
+        CompletableFuture<Promise> f = new CompletableFuture<>();
+        enqueue(new DecideReq(txId, commit, f), f);
+        return f;
+    }
+
+    private void submit(SignedTransaction stx, CompletableFuture<?> f, java.util.function.Supplier<Request> req) {
+        if (!accepting(f)) {
+            return;
+        }
+        try {
+            workers.execute(() -> {
+                try {
+                    check(stx);
+                    enqueue(req.get(), f);
+                } catch (TxnException e) {
+                    abort(f, e);
+                } catch (RuntimeException e) {
+                    abort(f, new TxnException(Reason.INVALID, e.getMessage()));
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            abort(f, new TxnException(Reason.OVERLOADED, "shard " + cfg.shard() + " request queue is full"));
+        }
+    }
+
+    private boolean accepting(CompletableFuture<?> f) {
+        if (failure != null) {
+            abort(f, new TxnException(Reason.UNAVAILABLE, "shard engine failed: " + failure));
+            return false;
+        }
+        if (closing) {
+            abort(f, new TxnException(Reason.UNAVAILABLE, "shard engine is closing"));
+            return false;
+        }
+        return true;
+    }
+
+    private void check(SignedTransaction stx) {
+        Transaction tx = stx.tx();
+        if (stx.size() > cfg.maxTxBytes()) {
+            throw new TxnException(Reason.INVALID, "transaction of " + stx.size() + " bytes exceeds the limit of "
+                    + cfg.maxTxBytes());
+        }
+        if (tx.shard() != cfg.shard()) {
+            throw new TxnException(Reason.WRONG_SHARD, "transaction is for shard " + tx.shard() + ", this is shard "
+                    + cfg.shard());
+        }
+        if (!stx.signatureValid()) {
+            throw new TxnException(Reason.BAD_SIGNATURE, "signature does not verify against the client key");
+        }
+    }
+
+    private void enqueue(Request r, CompletableFuture<?> f) {
+        if (!accepting(f)) {
+            return;
+        }
+        if (!queue.offer(r)) {
+            abort(f, new TxnException(Reason.OVERLOADED, "shard " + cfg.shard() + " commit queue is full"));
+        }
+    }
+
+    private void abort(CompletableFuture<?> f, TxnException e) {
+        statAborted.get(e.reason()).increment();
+        f.completeExceptionally(e);
+    }
+
+    // ---------------------------------------------------------------- sequencer
+
+    private void sequencerLoop() {
+        List<Request> batch = new ArrayList<>();
+        List<Runnable> after = new ArrayList<>();
+        while (true) {
+            try {
+                Request first = queue.poll(50, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    if (stopSequencer && queue.isEmpty()) {
+                        return;
+                    }
+                    continue;
+                }
+                batch.add(first);
+                queue.drainTo(batch, 8191);
+                long t0 = System.nanoTime();
+                for (Request r : batch) {
+                    statSequenced.increment();
+                    process(r, after);
+                }
+                long t1 = System.nanoTime();
+                wal.flush();
+                long t2 = System.nanoTime();
+                statValidateNanos.add(t1 - t0);
+                statWalSyncs.increment();
+                statWalSyncNanos.add(t2 - t1);
+                for (Runnable a : after) {
+                    a.run();
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (Throwable t) {
+                fail(t);
+                for (Request r : batch) {
+                    failRequest(r);
+                }
+                return;
+            } finally {
+                batch.clear();
+                after.clear();
+            }
+        }
+    }
+
+    private void failRequest(Request r) {
+        TxnException e = new TxnException(Reason.UNAVAILABLE, "shard engine failed: " + failure);
+        if (r instanceof CommitReq c) {
+            c.done().completeExceptionally(e);
+        } else if (r instanceof PrepareReq p) {
+            p.done().completeExceptionally(e);
+        } else if (r instanceof DecideReq d) {
+            d.done().completeExceptionally(e);
+        } else if (r instanceof SealReq s) {
+            s.done().completeExceptionally(e);
+        }
+    }
+
+    private void process(Request r, List<Runnable> after) {
+        if (r instanceof CommitReq c) {
+            processCommit(c, after);
+        } else if (r instanceof PrepareReq p) {
+            processPrepare(p, after);
+        } else if (r instanceof DecideReq d) {
+            processDecide(d, after);
+        } else if (r instanceof SealReq s) {
+            processSeal(s, after);
+        } else if (r instanceof TruncateReq t) {
+            wal.deleteUpTo(t.persisted());
+        }
+    }
+
+    private TxnException admit(Transaction tx) {
+        long now = cfg.clock().getAsLong();
+        if (now - lastSeenPrune > 10_000) {
+            long floor = now - 2 * cfg.replayWindow().toMillis();
+            seen.values().removeIf(t -> t < floor);
+            lastSeenPrune = now;
+        }
+        if (seen.containsKey(tx.txId()) || prepared.containsKey(tx.txId())) {
+            return new TxnException(Reason.DUPLICATE, "transaction " + tx.txId().hex() + " was already submitted");
+        }
+        long skew = Math.abs(now - Transaction.idMillis(tx.txId()));
+        if (skew > cfg.replayWindow().toMillis()) {
+            return new TxnException(Reason.STALE, "transaction id clock is " + skew + " ms from the shard's, more than "
+                    + cfg.replayWindow().toMillis());
+        }
+        for (Transaction.Read rd : tx.reads()) {
+            if (writeLocks.containsKey(rd.key())) {
+                return new TxnException(Reason.CONFLICT, "key read is held by prepared transaction "
+                        + writeLocks.get(rd.key()).hex());
+            }
+            long current = currentVersion(rd.key());
+            if (current != rd.version()) {
+                return new TxnException(Reason.CONFLICT, "read version " + rd.version() + " of a key is stale (now "
+                        + current + ")");
+            }
+        }
+        for (Mutation m : tx.writes()) {
+            if (writeLocks.containsKey(m.key()) || readLocks.containsKey(m.key())) {
+                return new TxnException(Reason.CONFLICT, "key written is held by a prepared transaction");
+            }
+        }
+        return null;
+    }
+
+    /** The latest committed version, published or not. */
+    private long currentVersion(Bytes key) {
+        ArrayList<Ver> chain = committed.get(key);
+        if (chain != null) {
+            synchronized (chain) {
+                if (!chain.isEmpty()) {
+                    return chain.get(chain.size() - 1).blockNo;
+                }
+            }
+        }
+        Entry e = ledger.latestEntry(key);
+        return e == null ? 0 : e.version();
+    }
+
+    private void processCommit(CommitReq c, List<Runnable> after) {
+        Transaction tx = c.stx().tx();
+        TxnException bad = admit(tx);
+        if (bad != null) {
+            abort(c.done(), bad);
+            return;
+        }
+        remember(tx.txId());
+        Digest served = ledger.digest();
+        if (tx.isReadOnly()) {
+            statReadOnly.increment();
+            c.done().complete(new Promise(tx.txId(), cfg.shard(), 0, served));
+            return;
+        }
+        wal.append(Wal.COMMIT, c.stx().recordUnsafe());
+        long b = sequencer.assign(c.stx());
+        promisedBound = sequencer.nextBlockBound();
+        List<Ver> staged = stage(c.stx(), b, false);
+        Promise p = new Promise(tx.txId(), cfg.shard(), b, served);
+        after.add(() -> publish(staged, p, c.done(), c.persistNow()));
+    }
+
+    private void processPrepare(PrepareReq p, List<Runnable> after) {
+        Transaction tx = p.stx().tx();
+        TxnException bad = admit(tx);
+        if (bad != null) {
+            abort(p.done(), bad);
+            return;
+        }
+        remember(tx.txId());
+        wal.append(Wal.PREPARE, p.stx().recordUnsafe());
+        lock(p.stx());
+        after.add(() -> p.done().complete(null));
+    }
+
+    private void processDecide(DecideReq d, List<Runnable> after) {
+        SignedTransaction stx = prepared.get(d.txId());
+        if (stx == null) {
+            Promise earlier = decided.get(d.txId());
+            if (earlier != null && (earlier.blockNo() > 0) == d.commit()) {
+                d.done().complete(earlier.blockNo() > 0 ? earlier : null);
+            } else if (earlier != null) {
+                abort(d.done(), new TxnException(Reason.INVALID, "transaction " + d.txId().hex()
+                        + " was already decided the other way"));
+            } else {
+                abort(d.done(), new TxnException(Reason.UNKNOWN_TRANSACTION, "no prepared transaction "
+                        + d.txId().hex()));
+            }
+            return;
+        }
+        unlock(stx);
+        if (!d.commit()) {
+            wal.append(Wal.DECIDE_ABORT, d.txId().toByteArray());
+            decided.put(d.txId(), new Promise(d.txId(), cfg.shard(), -1, null));
+            after.add(() -> d.done().complete(null));
+            return;
+        }
+        wal.append(Wal.DECIDE_COMMIT, d.txId().toByteArray());
+        Promise p;
+        if (stx.tx().isReadOnly()) {
+            p = new Promise(d.txId(), cfg.shard(), 0, ledger.digest());
+            statReadOnly.increment();
+            after.add(() -> d.done().complete(p));
+        } else {
+            long b = sequencer.assign(stx);
+            promisedBound = sequencer.nextBlockBound();
+            List<Ver> staged = stage(stx, b, false);
+            p = new Promise(d.txId(), cfg.shard(), b, ledger.digest());
+            after.add(() -> publish(staged, p, d.done(), false));
+        }
+        decided.put(d.txId(), p);
+    }
+
+    private void processSeal(SealReq s, List<Runnable> after) {
+        if (sequencer.isEmpty()) {
+            s.done().complete(null);
+            return;
+        }
+        long ts = Math.max(cfg.clock().getAsLong(), lastSealTimestamp);
+        wal.append(Wal.SEAL, new ByteWriter(8).u64(ts).toByteArray());
+        BlockSequencer.Epoch e = sequencer.seal(ts);
+        lastSealTimestamp = ts;
+        if (wal.segmentBytes() >= cfg.walSegmentBytes()) {
+            List<byte[]> carried = new ArrayList<>(prepared.size());
+            prepared.values().forEach(p -> carried.add(p.recordUnsafe()));
+            wal.startSegment(sequencer.epochBase(), carried);
+        }
+        after.add(() -> s.done().complete(e));
+    }
+
+    private void lock(SignedTransaction stx) {
+        prepared.put(stx.txId(), stx);
+        preparedIds.add(stx.txId());
+        for (Transaction.Read r : stx.tx().reads()) {
+            readLocks.merge(r.key(), 1, Integer::sum);
+        }
+        for (Mutation m : stx.tx().writes()) {
+            writeLocks.put(m.key(), stx.txId());
+        }
+    }
+
+    private void unlock(SignedTransaction stx) {
+        prepared.remove(stx.txId());
+        preparedIds.remove(stx.txId());
+        for (Transaction.Read r : stx.tx().reads()) {
+            readLocks.computeIfPresent(r.key(), (k, n) -> n == 1 ? null : n - 1);
+        }
+        for (Mutation m : stx.tx().writes()) {
+            writeLocks.remove(m.key());
+        }
+    }
+
+    private List<Ver> stage(SignedTransaction stx, long blockNo, boolean visible) {
+        List<Ver> out = new ArrayList<>(stx.tx().writes().size());
+        for (Mutation m : stx.tx().writes()) {
+            Ver v = new Ver(blockNo, m.value(), visible);
+            out.add(v);
+            committed.compute(m.key(), (k, chain) -> {
+                ArrayList<Ver> c = chain == null ? new ArrayList<>(2) : chain;
+                synchronized (c) {
+                    c.add(v);
+                }
+                return c;
+            });
+        }
+        return out;
+    }
+
+    private void publish(List<Ver> staged, Promise p, CompletableFuture<Promise> done, boolean persistNow) {
+        for (Ver v : staged) {
+            v.visible = true;
+        }
+        statCommitted.increment();
+        if (!persistNow) {
+            done.complete(p);
+            return;
+        }
+        awaitPersisted(p.blockNo()).whenComplete((x, err) -> {
+            if (err != null) {
+                done.completeExceptionally(err);
+            } else {
+                done.complete(p);
+            }
+        });
+        synchronized (persistSignal) {
+            persistRequested = true;
+            persistSignal.notifyAll();
+        }
+    }
+
+    // ---------------------------------------------------------------- persisting thread
+
+    private void persisterLoop() {
+        long interval = cfg.persistInterval().toNanos();
+        long next = System.nanoTime() + interval;
+        while (failure == null) {
+            try {
+                synchronized (persistSignal) {
+                    long wait;
+                    while (!persistRequested && !closing && (wait = next - System.nanoTime()) > 0) {
+                        TimeUnit.NANOSECONDS.timedWait(persistSignal, wait);
+                    }
+                    persistRequested = false;
+                }
+                next = System.nanoTime() + interval;
+                boolean last = closing;
+                CompletableFuture<BlockSequencer.Epoch> f = new CompletableFuture<>();
+                while (!queue.offer(new SealReq(f), 100, TimeUnit.MILLISECONDS)) {
+                    if (failure != null) {
+                        return;
+                    }
+                }
+                BlockSequencer.Epoch e = null;
+                while (e == null && failure == null) {
+                    try {
+                        e = f.get(100, TimeUnit.MILLISECONDS);
+                        break;
+                    } catch (java.util.concurrent.TimeoutException te) {
+                        // keep waiting unless the sequencer died
+                    }
+                }
+                if (failure != null) {
+                    return;
+                }
+                if (e != null) {
+                    persist(e);
+                    queue.offer(new TruncateReq(persisted.get()));
+                }
+                if (last) {
+                    return;
+                }
+            } catch (InterruptedException ie) {
+                return;
+            } catch (Throwable t) {
+                fail(t);
+                return;
+            }
+        }
+    }
+
+    private void persist(BlockSequencer.Epoch e) {
+        long t0 = System.nanoTime();
+        var specs = e.specs();
+        List<Block> blocks = ledger.append(specs);
+        if (blocks.get(0).number() != e.firstBlock() || blocks.get(blocks.size() - 1).number() != e.lastBlock()) {
+            throw new LedgerException("ledger formed blocks " + blocks.get(0).number() + ".." + blocks.get(
+                    blocks.size() - 1).number() + " for epoch " + e.firstBlock() + ".." + e.lastBlock());
+        }
+        long last = e.lastBlock();
+        persisted.set(last);
+        long keys = 0;
+        for (var spec : specs) {
+            for (Mutation m : spec.writes()) {
+                keys++;
+                committed.computeIfPresent(m.key(), (k, c) -> {
+                    synchronized (c) {
+                        c.removeIf(v -> v.blockNo <= last);
+                        return c.isEmpty() ? null : c;
+                    }
+                });
+            }
+        }
+        statEpochs.increment();
+        statBlocks.add(specs.size());
+        statKeys.add(keys);
+        statPersistNanos.add(System.nanoTime() - t0);
+        List<CompletableFuture<Void>> ready = new ArrayList<>();
+        synchronized (persistWaiters) {
+            var head = persistWaiters.headMap(last, true);
+            head.values().forEach(ready::addAll);
+            head.clear();
+        }
+        ready.forEach(f -> f.complete(null));
+    }
+
+    /** Completes when block {@code blockNo} is in the ledger. */
+    public CompletableFuture<Void> awaitPersisted(long blockNo) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        synchronized (persistWaiters) {
+            if (persisted.get() >= blockNo) {
+                f.complete(null);
+                return f;
+            }
+            persistWaiters.computeIfAbsent(blockNo, k -> new ArrayList<>()).add(f);
+        }
+        if (failure != null) {
+            f.completeExceptionally(new TxnException(Reason.UNAVAILABLE, "shard engine failed: " + failure));
+        }
+        return f;
+    }
+
+    /** Asks the persisting thread to seal and persist now rather than at the end of its interval. */
+    public void persistSoon() {
+        synchronized (persistSignal) {
+            persistRequested = true;
+            persistSignal.notifyAll();
+        }
+    }
+
+    // ---------------------------------------------------------------- proofs
+
+    /**
+     * A batched proof of {@code keys} in block {@code blockNo} against the latest digest. If the block is promised
+     * but not persisted, waits up to {@code maxWait} for it and then answers {@link ProofResult.Pending}; it never
+     * answers with a proof of anything but the persisted block. Requests for one block that arrive together are
+     * answered from one traversal.
+     */
+    public CompletableFuture<ProofResult> proveWrites(long blockNo, List<Bytes> keys, Duration maxWait) {
+        CompletableFuture<ProofResult> f = new CompletableFuture<>();
+        if (keys.isEmpty() || keys.size() > Transaction.MAX_OPS) {
+            f.completeExceptionally(new TxnException(Reason.INVALID, "prove 1.." + Transaction.MAX_OPS + " keys"));
+            return f;
+        }
+        if (blockNo < 1 || blockNo >= promisedBound) {
+            f.completeExceptionally(new TxnException(Reason.INVALID, "block " + blockNo + " was never promised"));
+            return f;
+        }
+        if (persisted.get() >= blockNo) {
+            joinBatch(blockNo, keys, f);
+            return f;
+        }
+        awaitPersisted(blockNo).thenRun(() -> joinBatch(blockNo, keys, f));
+        if (!maxWait.isZero()) {
+            persistSoon();
+        }
+        timer.schedule(() -> f.complete(new ProofResult.Pending(blockNo, persisted.get())), maxWait.toNanos(),
+                TimeUnit.NANOSECONDS);
+        return f;
+    }
+
+    private void joinBatch(long blockNo, List<Bytes> keys, CompletableFuture<ProofResult> f) {
+        if (f.isDone()) {
+            return;
+        }
+        boolean start;
+        synchronized (proofBatches) {
+            ProofBatch b = proofBatches.get(blockNo);
+            start = b == null;
+            if (start) {
+                b = new ProofBatch();
+                proofBatches.put(blockNo, b);
+            }
+            b.keys.addAll(keys);
+            b.waiters.add(f);
+        }
+        if (start) {
+            try {
+                workers.execute(() -> runBatch(blockNo));
+            } catch (RejectedExecutionException e) {
+                runBatch(blockNo);
+            }
+        }
+    }
+
+    private void runBatch(long blockNo) {
+        ProofBatch b;
+        synchronized (proofBatches) {
+            b = proofBatches.remove(blockNo);
+        }
+        try {
+            long t0 = System.nanoTime();
+            BlockProof bp = prove(blockNo, new ArrayList<>(b.keys));
+            statProofBatches.increment();
+            statProofKeys.add(b.keys.size());
+            statProofNanos.add(System.nanoTime() - t0);
+            ProofResult r = new ProofResult.Ready(bp);
+            b.waiters.forEach(w -> w.complete(r));
+        } catch (RuntimeException e) {
+            b.waiters.forEach(w -> w.completeExceptionally(e));
+        }
+    }
+
+    private BlockProof prove(long blockNo, List<Bytes> sortedKeys) {
+        Ledger.Head head = ledger.head();
+        long digestBlock = head.block().number();
+        KeysProof proof = ledger.proveKeys(sortedKeys, blockNo, digestBlock);
+        Hash root = ledger.block(blockNo).lowerRoot();
+        List<KeyClaim> claims = new ArrayList<>(sortedKeys.size());
+        for (Bytes k : sortedKeys) {
+            Entry e = ledger.tree().get(root, k);
+            claims.add(e == null || e.isTombstone() ? KeyClaim.absent(k) : KeyClaim.present(k, e.value()));
+        }
+        return new BlockProof(blockNo, head.digest(), claims, proof);
+    }
+
+    /** Proof that the ledger at block {@code from} is a prefix of the ledger at {@code to}. */
+    public AppendOnlyProof proveAppendOnly(long from, long to) {
+        return ledger.proveAppendOnly(from, to);
+    }
+
+    // ---------------------------------------------------------------- state
+
+    public Digest digest() {
+        return ledger.digest();
+    }
+
+    public Digest digest(long blockNo) {
+        return ledger.digest(blockNo);
+    }
+
+    public long persistedBlock() {
+        return persisted.get();
+    }
+
+    public int shard() {
+        return cfg.shard();
+    }
+
+    public Ledger ledger() {
+        return ledger;
+    }
+
+    /** The signed transactions of a persisted block, in the order they were committed. */
+    public List<SignedTransaction> blockTransactions(long blockNo) {
+        Bytes rec = ledger.blockTransactions(blockNo);
+        return rec == null ? List.of() : decodeTransactions(rec);
+    }
+
+    /** Decodes a block's signed-transaction record (FORMAT.md §11.3). */
+    public static List<SignedTransaction> decodeTransactions(Bytes record) {
+        ByteReader r = new ByteReader(record.unsafeArray());
+        int n = r.varint(1 << 24);
+        List<SignedTransaction> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(SignedTransaction.decode(r.lengthPrefixed(SignedTransaction.MAX_RECORD_BYTES)));
+        }
+        r.expectEnd();
+        return out;
+    }
+
+    /** Transactions prepared and not yet decided (restored as such after a restart). */
+    public List<Bytes> preparedTransactions() {
+        return List.copyOf(preparedIds);
+    }
+
+    public Stats stats() {
+        Map<Reason, Long> ab = new EnumMap<>(Reason.class);
+        statAborted.forEach((r, a) -> ab.put(r, a.sum()));
+        return new Stats(statCommitted.sum(), statReadOnly.sum(), ab, statWalSyncs.sum(), statWalSyncNanos.sum(),
+                statSequenced.sum(), statValidateNanos.sum(), statEpochs.sum(), statBlocks.sum(), statKeys.sum(),
+                statPersistNanos.sum(), statProofBatches.sum(), statProofKeys.sum(), statProofNanos.sum());
+    }
+
+    private void fail(Throwable t) {
+        if (failure == null) {
+            failure = t;
+        }
+        List<CompletableFuture<Void>> waiting = new ArrayList<>();
+        synchronized (persistWaiters) {
+            persistWaiters.values().forEach(waiting::addAll);
+            persistWaiters.clear();
+        }
+        TxnException e = new TxnException(Reason.UNAVAILABLE, "shard engine failed: " + t);
+        waiting.forEach(w -> w.completeExceptionally(e));
+        Request r;
+        while ((r = queue.poll()) != null) {
+            failRequest(r);
+        }
+    }
+
+    /** Stops the threads without the final persist, as a crash would (the WAL holds what was acknowledged). */
+    void crashForTest() {
+        failure = new IllegalStateException("simulated crash");
+        closing = true;
+        persisterThread.interrupt();
+        sequencerThread.interrupt();
+        try {
+            persisterThread.join();
+            sequencerThread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        workers.shutdownNow();
+        timer.shutdownNow();
+        wal.close();
+        store.close();
+    }
+
+    /** Stops accepting requests, persists everything committed, and closes the WAL and the ledger. */
+    @Override
+    public void close() {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        synchronized (persistSignal) {
+            persistSignal.notifyAll();
+        }
+        try {
+            persisterThread.join();
+            stopSequencer = true;
+            sequencerThread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        workers.shutdown();
+        timer.shutdownNow();
+        try {
+            workers.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        wal.close();
+        store.close();
+    }
+
+}

@@ -1,0 +1,265 @@
+package io.glassledger.core.txn;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.ledger.Block;
+import io.glassledger.core.ledger.Ledger;
+import io.glassledger.core.proof.Digest;
+import io.glassledger.core.proof.VerificationException;
+import io.glassledger.core.store.InMemoryNodeStore;
+import io.glassledger.core.txn.TxnException.Reason;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TxnEngineTest {
+    @TempDir
+    Path dir;
+    final SigningKey client = SigningKey.generate();
+
+    static Bytes b(String s) {
+        return Bytes.utf8(s);
+    }
+
+    TxnEngine open() {
+        return TxnEngine.open(EngineConfig.defaults(dir).withPersistInterval(Duration.ofMillis(20)));
+    }
+
+    TxnDraft draft() {
+        return new TxnDraft(client, 0, System.currentTimeMillis());
+    }
+
+    static TxnException failure(CompletableFuture<?> f) {
+        ExecutionException e = assertThrows(ExecutionException.class, f::get);
+        return assertInstanceOf(TxnException.class, e.getCause());
+    }
+
+    Digest verify(TxnEngine e, Digest trusted, Promise p, Transaction tx) throws Exception {
+        ProofResult r = e.proveWrites(p.blockNo(), tx.writes().stream().map(m -> m.key()).toList(),
+                Duration.ofSeconds(10)).get();
+        BlockProof bp = assertInstanceOf(ProofResult.Ready.class, r).proof();
+        var ao = bp.digest().blockNo() == trusted.blockNo() ? null
+                : e.proveAppendOnly(trusted.blockNo(), bp.digest().blockNo());
+        return PromiseVerifier.verify(trusted, p, tx, bp, ao);
+    }
+
+    @Test
+    void commitIsReadableAtOnceAndItsPromiseVerifies() throws Exception {
+        try (TxnEngine e = open()) {
+            Digest genesis = e.digest();
+            SignedTransaction t = draft().read(b("a"), 0).put(b("a"), b("1")).put(b("b"), b("2")).sign();
+            Promise p = e.commit(t).get();
+            assertEquals(1, p.blockNo());
+            assertEquals(genesis, p.served());
+            assertEquals(new TxnEngine.Versioned(b("1"), 1), e.get(b("a")));
+            Digest d = verify(e, genesis, p, t.tx());
+            assertTrue(d.blockNo() >= 1);
+            assertEquals(List.of(t), e.blockTransactions(1));
+        }
+    }
+
+    @Test
+    void staleReadAbortsWithConflictAndChangesNothing() throws Exception {
+        try (TxnEngine e = open()) {
+            e.commit(draft().put(b("k"), b("v1")).sign()).get();
+            long v = e.get(b("k")).version();
+            SignedTransaction t1 = draft().read(b("k"), v).put(b("k"), b("v2")).sign();
+            SignedTransaction t2 = draft().read(b("k"), v).put(b("k"), b("v3")).sign();
+            e.commit(t1).get();
+            assertEquals(Reason.CONFLICT, failure(e.commit(t2)).reason());
+            assertEquals(b("v2"), e.get(b("k")).value());
+        }
+    }
+
+    @Test
+    void badInputIsRejectedWithAReason() throws Exception {
+        try (TxnEngine e = open()) {
+            SignedTransaction good = draft().put(b("x"), b("1")).sign();
+            byte[] rec = good.record();
+            rec[rec.length - 1] ^= 1;
+            assertEquals(Reason.BAD_SIGNATURE, failure(e.commit(SignedTransaction.decode(rec))).reason());
+            SignedTransaction other = new TxnDraft(client, 7, System.currentTimeMillis()).put(b("x"), b("1")).sign();
+            assertEquals(Reason.WRONG_SHARD, failure(e.commit(other)).reason());
+            SignedTransaction stale = new TxnDraft(client, 0, System.currentTimeMillis() - 3_600_000)
+                    .put(b("x"), b("1")).sign();
+            assertEquals(Reason.STALE, failure(e.commit(stale)).reason());
+            e.commit(good).get();
+            assertEquals(Reason.DUPLICATE, failure(e.commit(good)).reason());
+            SignedTransaction big = draft().put(b("y"), Bytes.of(new byte[(1 << 20) - 16])).sign();
+            assertEquals(Reason.INVALID, failure(e.commit(big)).reason());
+            assertEquals(b("1"), e.get(b("x")).value());
+            assertNull(e.get(b("y")).value());
+        }
+    }
+
+    @Test
+    void aBlockHoldsOneVersionOfAKeyAndReadersFollowTheirWriters() throws Exception {
+        try (TxnEngine e = TxnEngine.open(EngineConfig.defaults(dir).withPersistInterval(Duration.ofHours(1)))) {
+            Promise p1 = e.commit(draft().put(b("k"), b("1")).sign()).get();
+            Promise p2 = e.commit(draft().read(b("k"), p1.blockNo()).put(b("k"), b("2")).sign()).get();
+            Promise p3 = e.commit(draft().put(b("other"), b("x")).sign()).get();
+            Promise p4 = e.commit(draft().read(b("k"), p2.blockNo()).put(b("dep"), b("y")).sign()).get();
+            assertEquals(1, p1.blockNo());
+            assertEquals(2, p2.blockNo());
+            assertEquals(1, p3.blockNo());
+            assertEquals(2, p4.blockNo());
+            ProofResult r = e.proveWrites(2, List.of(b("k")), Duration.ZERO).get();
+            assertInstanceOf(ProofResult.Pending.class, r);
+            e.persistSoon();
+            e.awaitPersisted(2).get();
+            assertEquals(b("1"), e.ledger().get(b("k"), 1).orElseThrow());
+            assertEquals(b("2"), e.ledger().get(b("k"), 2).orElseThrow());
+            assertEquals(2, e.ledger().block(1).txIds().size());
+        }
+    }
+
+    @Test
+    void delayZeroPersistsBeforeTheAcknowledgement() throws Exception {
+        try (TxnEngine e = TxnEngine.open(EngineConfig.defaults(dir).withPersistInterval(Duration.ofHours(1)))) {
+            Promise p = e.commit(draft().put(b("now"), b("1")).sign(), true).get();
+            assertTrue(e.persistedBlock() >= p.blockNo());
+            assertInstanceOf(ProofResult.Ready.class, e.proveWrites(p.blockNo(), List.of(b("now")), Duration.ZERO)
+                    .get());
+        }
+    }
+
+    @Test
+    void preparedTransactionsHoldTheirKeysAndSurviveARestart() throws Exception {
+        SignedTransaction t = draft().put(b("p"), b("1")).sign();
+        try (TxnEngine e = open()) {
+            e.prepare(t).get();
+            assertEquals(Reason.CONFLICT, failure(e.commit(draft().put(b("p"), b("other")).sign())).reason());
+            assertEquals(List.of(t.txId()), e.preparedTransactions());
+        }
+        try (TxnEngine e = open()) {
+            assertEquals(List.of(t.txId()), e.preparedTransactions());
+            assertNull(e.get(b("p")).value());
+            Promise p = e.decide(t.txId(), true).get();
+            assertEquals(p, e.decide(t.txId(), true).get());
+            assertEquals(b("1"), e.get(b("p")).value());
+            assertEquals(Reason.UNKNOWN_TRANSACTION, failure(e.decide(Bytes.of(new byte[16]), true)).reason());
+        }
+        try (TxnEngine e = open()) {
+            assertEquals(List.of(), e.preparedTransactions());
+            assertEquals(b("1"), e.get(b("p")).value());
+        }
+    }
+
+    @Test
+    void committedButUnpersistedWritesComeBackFromTheWal() throws Exception {
+        SignedTransaction t = draft().put(b("w"), b("1")).sign();
+        EngineConfig cfg = EngineConfig.defaults(dir).withPersistInterval(Duration.ofHours(1));
+        TxnEngine e = TxnEngine.open(cfg);
+        Promise p = e.commit(t).get();
+        e.crashForTest();
+        try (TxnEngine r = TxnEngine.open(cfg)) {
+            assertEquals(b("1"), r.get(b("w")).value());
+            r.persistSoon();
+            r.awaitPersisted(p.blockNo()).get();
+            assertEquals(List.of(t), r.blockTransactions(p.blockNo()));
+        }
+    }
+
+    @Test
+    void aFullQueueRejectsAtOnceWithARetryableError() throws Exception {
+        EngineConfig cfg = EngineConfig.defaults(dir).withQueueCapacity(1).withWorkers(1);
+        try (TxnEngine e = TxnEngine.open(cfg)) {
+            List<CompletableFuture<Promise>> fs = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                fs.add(e.commit(draft().put(b("q" + i), b("v")).sign()));
+            }
+            int overloaded = 0;
+            for (CompletableFuture<Promise> f : fs) {
+                try {
+                    f.join();
+                } catch (CompletionException x) {
+                    TxnException te = assertInstanceOf(TxnException.class, x.getCause());
+                    assertEquals(Reason.OVERLOADED, te.reason());
+                    assertTrue(te.retryable());
+                    overloaded++;
+                }
+            }
+            assertTrue(overloaded > 0, "some requests must be rejected");
+        }
+    }
+
+    @Test
+    void tamperedProofsAndForeignDigestsFailVerification() throws Exception {
+        try (TxnEngine e = open()) {
+            Digest genesis = e.digest();
+            SignedTransaction t = draft().put(b("a"), b("1")).sign();
+            Promise p = e.commit(t).get();
+            SignedTransaction u = draft().put(b("b"), b("2")).sign();
+            Promise q = e.commit(u).get();
+            e.awaitPersisted(Math.max(p.blockNo(), q.blockNo())).get();
+            BlockProof bp = ((ProofResult.Ready) e.proveWrites(p.blockNo(), List.of(b("a")), Duration.ZERO).get())
+                    .proof();
+            var ao = e.proveAppendOnly(0, bp.digest().blockNo());
+            PromiseVerifier.verify(genesis, p, t.tx(), bp, ao);
+            // The proof of another transaction's block, and a digest from another ledger.
+            assertThrows(VerificationException.class, () -> PromiseVerifier.verify(genesis, p, u.tx(), bp, ao));
+            Digest foreign = new Digest(0, io.glassledger.core.hash.Hashing.raw(new byte[]{1}));
+            assertThrows(VerificationException.class, () -> PromiseVerifier.verify(foreign, p, t.tx(), bp, ao));
+            byte[] enc = bp.proof().encode();
+            for (int i = 0; i < enc.length; i++) {
+                byte[] bad = enc.clone();
+                bad[i] ^= 0x01;
+                BlockProof tampered;
+                try {
+                    tampered = new BlockProof(bp.blockNo(), bp.digest(), bp.claims(),
+                            io.glassledger.core.proof.KeysProof.decode(bad));
+                } catch (RuntimeException malformed) {
+                    continue;
+                }
+                BlockProof tp = tampered;
+                assertThrows(VerificationException.class, () -> PromiseVerifier.verify(genesis, p, t.tx(), tp, ao),
+                        "flipped byte " + i);
+            }
+        }
+    }
+
+    @Test
+    void replayingTheBlocksTransactionsFormsTheSameLedger() throws Exception {
+        List<Block> blocks = new ArrayList<>();
+        List<Bytes> records = new ArrayList<>();
+        long genesisTs;
+        try (TxnEngine e = open()) {
+            for (int i = 0; i < 50; i++) {
+                Bytes k = b("k" + (i % 7));
+                long v = e.get(k).version();
+                e.commit(draft().read(k, v).put(k, b("v" + i)).put(b("u" + i), b("x")).sign()).get();
+            }
+            e.persistSoon();
+            long last = e.ledger().head().block().number();
+            e.awaitPersisted(last).get();
+            genesisTs = e.ledger().block(0).timestamp();
+            for (long n = 1; n <= e.persistedBlock(); n++) {
+                blocks.add(e.ledger().block(n));
+                records.add(e.ledger().blockTransactions(n));
+            }
+        }
+        Ledger replica = Ledger.openOrCreate(new InMemoryNodeStore(), io.glassledger.core.postree.TreeParams.DEFAULT,
+                genesisTs);
+        for (int i = 0; i < blocks.size(); i++) {
+            List<SignedTransaction> txs = TxnEngine.decodeTransactions(records.get(i));
+            Block original = blocks.get(i);
+            BlockSequencer s = new BlockSequencer(original.number());
+            txs.forEach(tx -> assertEquals(original.number(), s.assign(tx)));
+            var spec = s.seal(original.timestamp()).specs();
+            Block rb = replica.append(spec).get(0);
+            assertEquals(original, rb);
+        }
+    }
+}
