@@ -17,10 +17,12 @@ import java.util.function.LongSupplier;
  * @param maxTxBytes       largest signed transaction accepted
  * @param walSegmentBytes  the WAL starts a new segment at the first seal past this size
  * @param clock            milliseconds since the epoch
+ * @param verifySignatures check each transaction's Ed25519 signature; off only to measure what checking costs
  */
 public record EngineConfig(Path dir, int shard, Duration persistInterval, boolean fsync, int workers,
                            int queueCapacity, long ledgerCacheBytes, TreeParams treeParams, Duration replayWindow,
-                           int maxTxBytes, long walSegmentBytes, LongSupplier clock) {
+                           int maxTxBytes, long walSegmentBytes, LongSupplier clock,
+                           boolean verifySignatures) {
     public EngineConfig {
         if (shard < 0 || workers < 1 || queueCapacity < 1 || maxTxBytes < 128 || walSegmentBytes < 1
                 || persistInterval.isNegative() || persistInterval.isZero() || replayWindow.isNegative()) {
@@ -31,46 +33,51 @@ public record EngineConfig(Path dir, int shard, Duration persistInterval, boolea
     public static EngineConfig defaults(Path dir) {
         return new EngineConfig(dir, 0, Duration.ofMillis(100), true, Math.max(2, Runtime.getRuntime()
                 .availableProcessors()), 10_000, 512L << 20, TreeParams.DEFAULT, Duration.ofMinutes(5), 1 << 20,
-                64L << 20, System::currentTimeMillis);
+                64L << 20, System::currentTimeMillis, true);
     }
 
     public EngineConfig withShard(int s) {
         return new EngineConfig(dir, s, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes, treeParams,
-                replayWindow, maxTxBytes, walSegmentBytes, clock);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures);
     }
 
     public EngineConfig withPersistInterval(Duration d) {
         return new EngineConfig(dir, shard, d, fsync, workers, queueCapacity, ledgerCacheBytes, treeParams,
-                replayWindow, maxTxBytes, walSegmentBytes, clock);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures);
     }
 
     public EngineConfig withFsync(boolean f) {
         return new EngineConfig(dir, shard, persistInterval, f, workers, queueCapacity, ledgerCacheBytes, treeParams,
-                replayWindow, maxTxBytes, walSegmentBytes, clock);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures);
     }
 
     public EngineConfig withQueueCapacity(int q) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, q, ledgerCacheBytes, treeParams,
-                replayWindow, maxTxBytes, walSegmentBytes, clock);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures);
     }
 
     public EngineConfig withWalSegmentBytes(long b) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes,
-                treeParams, replayWindow, maxTxBytes, b, clock);
+                treeParams, replayWindow, maxTxBytes, b, clock, verifySignatures);
     }
 
     public EngineConfig withTreeParams(TreeParams p) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes, p,
-                replayWindow, maxTxBytes, walSegmentBytes, clock);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures);
     }
 
     public EngineConfig withWorkers(int w) {
         return new EngineConfig(dir, shard, persistInterval, fsync, w, queueCapacity, ledgerCacheBytes, treeParams,
-                replayWindow, maxTxBytes, walSegmentBytes, clock);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures);
     }
 
     public EngineConfig withClock(LongSupplier c) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes,
-                treeParams, replayWindow, maxTxBytes, walSegmentBytes, c);
+                treeParams, replayWindow, maxTxBytes, walSegmentBytes, c, verifySignatures);
+    }
+
+    public EngineConfig withVerifySignatures(boolean v) {
+        return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes,
+                treeParams, replayWindow, maxTxBytes, walSegmentBytes, clock, v);
     }
 }
