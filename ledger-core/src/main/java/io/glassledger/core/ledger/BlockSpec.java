@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * A block to append: its timestamp, the transactions it holds, their writes (at most one per key), and optionally
- * the record of the signed transactions (FORMAT.md §11.3), which the ledger keeps beside the block and binds into
+ * the record of the signed transactions (FORMAT.md §14.3), which the ledger keeps beside the block and binds into
  * its body through the meta entry {@code txs}.
  */
 public record BlockSpec(long timestamp, List<Bytes> txIds, List<Mutation> writes, Bytes transactions) {

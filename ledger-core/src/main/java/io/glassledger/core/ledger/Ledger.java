@@ -286,7 +286,7 @@ public final class Ledger {
     }
 
     /**
-     * The record of the signed transactions of block {@code number} (FORMAT.md §11.3), or null if the block has
+     * The record of the signed transactions of block {@code number} (FORMAT.md §14.3), or null if the block has
      * none.
      */
     public Bytes blockTransactions(long number) {

@@ -31,7 +31,7 @@ public final class StoreBatch {
         return this;
     }
 
-    /** The signed transactions of block {@code number}, kept for auditors (FORMAT.md §11.3). */
+    /** The signed transactions of block {@code number}, kept for auditors (FORMAT.md §14.3). */
     public StoreBatch putBlockTransactions(long number, byte[] record) {
         blockTxs.put(number, record);
         return this;

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Deterministic block formation (FORMAT.md §12.2): a pure function of the log. Committed transactions, in log
+ * Deterministic block formation (FORMAT.md §15.2): a pure function of the log. Committed transactions, in log
  * order, fill the blocks of the open epoch; a seal closes the epoch. A transaction goes to the lowest block of the
  * epoch that is above every block holding a version of a key it writes, and not below the block holding the
  * version of any key it read. So a block holds at most one version of each key, versions of a key go to increasing
@@ -48,7 +48,7 @@ public final class BlockSequencer {
         }
     }
 
-    /** {@code varint n || n × (varint len || signed transaction record)} (FORMAT.md §11.3). */
+    /** {@code varint n || n × (varint len || signed transaction record)} (FORMAT.md §14.3). */
     static byte[] transactionsRecord(List<SignedTransaction> txs, int sizeHint) {
         ByteWriter w = new ByteWriter(sizeHint);
         w.varint(txs.size());

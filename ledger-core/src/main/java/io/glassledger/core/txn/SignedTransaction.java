@@ -9,7 +9,7 @@ import io.glassledger.core.hash.Bytes;
 import java.util.Arrays;
 
 /**
- * A transaction with its client's Ed25519 signature over {@code "GLTX" || encoding} (FORMAT.md §11). The record
+ * A transaction with its client's Ed25519 signature over {@code "GLTX" || encoding} (FORMAT.md §14). The record
  * form, {@code varint n || encoding[n] || signature[64]}, is what the WAL and the block's transaction list keep, so
  * an auditor checks exactly the bytes the client signed.
  */

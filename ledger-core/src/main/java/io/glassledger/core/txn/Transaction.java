@@ -13,7 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 
 /**
- * One shard's part of a transaction, as the client signs it (FORMAT.md §11): its id, the client's public key, the
+ * One shard's part of a transaction, as the client signs it (FORMAT.md §14): its id, the client's public key, the
  * shard, the participant shards (the first is the primary), the keys read with the versions read, and the writes.
  * Reads and writes are each sorted by key without duplicates, so the encoding is canonical.
  *

@@ -899,7 +899,7 @@ public final class TxnEngine implements AutoCloseable {
         return rec == null ? List.of() : decodeTransactions(rec);
     }
 
-    /** Decodes a block's signed-transaction record (FORMAT.md §11.3). */
+    /** Decodes a block's signed-transaction record (FORMAT.md §14.3). */
     public static List<SignedTransaction> decodeTransactions(Bytes record) {
         ByteReader r = new ByteReader(record.unsafeArray());
         int n = r.varint(1 << 24);

@@ -16,7 +16,7 @@ import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
 /**
- * The shard's write-ahead log (FORMAT.md §12): numbered segment files of framed records
+ * The shard's write-ahead log (FORMAT.md §15): numbered segment files of framed records
  * {@code u32 length || u32 crc32c || u8 type || payload}. Each segment opens with a header naming the first block
  * number of the epoch open at its start, followed by the transactions then prepared, so segments before it can be
  * deleted once their epochs are in the ledger.
