@@ -32,7 +32,7 @@ public record EngineConfig(Path dir, int shard, Duration persistInterval, boolea
 
     public static EngineConfig defaults(Path dir) {
         return new EngineConfig(dir, 0, Duration.ofMillis(100), true, Math.max(2, Runtime.getRuntime()
-                .availableProcessors()), 10_000, 512L << 20, TreeParams.DEFAULT, Duration.ofMinutes(5), 1 << 20,
+                .availableProcessors()), 10_000, 512L << 20, TreeParams.DEFAULT, Duration.ofMinutes(2), 1 << 20,
                 64L << 20, System::currentTimeMillis, true);
     }
 

@@ -145,6 +145,7 @@ public final class TxnEngine implements AutoCloseable {
     private final LongAdder statProofNanos = new LongAdder();
 
     private static final class ProofBatch {
+        boolean scheduled;
         final TreeSet<Bytes> keys = new TreeSet<>();
         final List<CompletableFuture<ProofResult>> waiters = new ArrayList<>();
     }
@@ -476,7 +477,8 @@ public final class TxnEngine implements AutoCloseable {
     private TxnException admit(Transaction tx) {
         long now = cfg.clock().getAsLong();
         if (now - lastSeenPrune > 10_000) {
-            long floor = now - 2 * cfg.replayWindow().toMillis();
+            // Older ids are refused as stale anyway, so they need not be remembered.
+            long floor = now - cfg.replayWindow().toMillis();
             seen.values().removeIf(t -> t < floor);
             lastSeenPrune = now;
         }
@@ -754,6 +756,7 @@ public final class TxnEngine implements AutoCloseable {
             head.clear();
         }
         ready.forEach(f -> f.complete(null));
+        releaseProofBatches(last);
     }
 
     /** Completes when block {@code blockNo} is in the ledger. */
@@ -798,40 +801,43 @@ public final class TxnEngine implements AutoCloseable {
             f.completeExceptionally(new TxnException(Reason.INVALID, "block " + blockNo + " was never promised"));
             return f;
         }
-        if (persisted.get() >= blockNo) {
-            joinBatch(blockNo, keys, f);
-            return f;
+        boolean start;
+        synchronized (proofBatches) {
+            ProofBatch b = proofBatches.computeIfAbsent(blockNo, k -> new ProofBatch());
+            b.keys.addAll(keys);
+            b.waiters.add(f);
+            start = !b.scheduled && persisted.get() >= blockNo;
+            b.scheduled |= start;
         }
-        awaitPersisted(blockNo).thenRun(() -> joinBatch(blockNo, keys, f));
-        if (!maxWait.isZero()) {
-            persistSoon();
+        if (start) {
+            schedule(blockNo);
+        } else {
+            // No nudge to the persisting thread: waiting for the interval keeps blocks and proof batches large.
+            timer.schedule(() -> f.complete(new ProofResult.Pending(blockNo, persisted.get())), maxWait.toNanos(),
+                    TimeUnit.NANOSECONDS);
         }
-        timer.schedule(() -> f.complete(new ProofResult.Pending(blockNo, persisted.get())), maxWait.toNanos(),
-                TimeUnit.NANOSECONDS);
         return f;
     }
 
-    private void joinBatch(long blockNo, List<Bytes> keys, CompletableFuture<ProofResult> f) {
-        if (f.isDone()) {
-            return;
-        }
-        boolean start;
+    /** After a persist: every proof batch waiting on a block now in the ledger is answered by one traversal. */
+    private void releaseProofBatches(long last) {
+        List<Long> ready = new ArrayList<>();
         synchronized (proofBatches) {
-            ProofBatch b = proofBatches.get(blockNo);
-            start = b == null;
-            if (start) {
-                b = new ProofBatch();
-                proofBatches.put(blockNo, b);
+            for (Map.Entry<Long, ProofBatch> e : proofBatches.entrySet()) {
+                if (e.getKey() <= last && !e.getValue().scheduled) {
+                    e.getValue().scheduled = true;
+                    ready.add(e.getKey());
+                }
             }
-            b.keys.addAll(keys);
-            b.waiters.add(f);
         }
-        if (start) {
-            try {
-                workers.execute(() -> runBatch(blockNo));
-            } catch (RejectedExecutionException e) {
-                runBatch(blockNo);
-            }
+        ready.forEach(this::schedule);
+    }
+
+    private void schedule(long blockNo) {
+        try {
+            workers.execute(() -> runBatch(blockNo));
+        } catch (RejectedExecutionException e) {
+            runBatch(blockNo);
         }
     }
 
@@ -847,7 +853,7 @@ public final class TxnEngine implements AutoCloseable {
             statProofKeys.add(b.keys.size());
             statProofNanos.add(System.nanoTime() - t0);
             ProofResult r = new ProofResult.Ready(bp);
-            b.waiters.forEach(w -> w.complete(r));
+            b.waiters.forEach(w -> w.complete(r));  // a waiter that already timed out keeps its Pending
         } catch (RuntimeException e) {
             b.waiters.forEach(w -> w.completeExceptionally(e));
         }

@@ -262,4 +262,97 @@ class TxnEngineTest {
             assertEquals(original, rb);
         }
     }
+
+    @Test
+    void anAbortedPreparedTransactionReleasesItsKeysAndLeavesNoTrace() throws Exception {
+        try (TxnEngine e = open()) {
+            SignedTransaction t = draft().read(b("r"), 0).put(b("w"), b("1")).sign();
+            e.prepare(t).get();
+            assertEquals(Reason.CONFLICT, failure(e.commit(draft().put(b("r"), b("x")).sign())).reason());
+            assertEquals(Reason.DUPLICATE, failure(e.prepare(t)).reason());
+            assertNull(e.decide(t.txId(), false).get());
+            assertNull(e.decide(t.txId(), false).get());
+            assertEquals(Reason.INVALID, failure(e.decide(t.txId(), true)).reason());
+            e.commit(draft().put(b("r"), b("x")).put(b("w"), b("y")).sign()).get();
+            assertEquals(b("y"), e.get(b("w")).value());
+        }
+    }
+
+    @Test
+    void walSegmentsRotateAndAreDeletedOnceTheirBlocksArePersisted() throws Exception {
+        EngineConfig cfg = EngineConfig.defaults(dir).withPersistInterval(Duration.ofMillis(10))
+                .withWalSegmentBytes(2_000);
+        SignedTransaction held = draft().put(b("held"), b("1")).sign();
+        Promise last = null;
+        try (TxnEngine e = TxnEngine.open(cfg)) {
+            e.prepare(held).get();
+            for (int i = 0; i < 60; i++) {
+                last = e.commit(draft().put(b("k" + i), Bytes.of(new byte[100])).sign()).get();
+                if (i % 10 == 9) {
+                    e.awaitPersisted(last.blockNo()).get();
+                }
+            }
+            e.awaitPersisted(last.blockNo()).get();
+            Promise p = e.commit(draft().put(b("tail"), b("t")).sign()).get();
+            e.awaitPersisted(p.blockNo()).get();
+            // Give the sequencer a moment to act on the truncation request that follows the persist.
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> walFiles() <= 2);
+            e.crashForTest();
+        }
+        try (TxnEngine e = TxnEngine.open(cfg)) {
+            assertEquals(List.of(held.txId()), e.preparedTransactions());
+            for (int i = 0; i < 60; i++) {
+                assertEquals(Bytes.of(new byte[100]), e.get(b("k" + i)).value());
+            }
+            assertEquals(b("t"), e.get(b("tail")).value());
+        }
+    }
+
+    long walFiles() throws java.io.IOException {
+        try (var s = java.nio.file.Files.list(dir.resolve("wal"))) {
+            return s.count();
+        }
+    }
+
+    @Test
+    void proofRequestsForOneBlockShareOneTraversal() throws Exception {
+        try (TxnEngine e = TxnEngine.open(EngineConfig.defaults(dir).withPersistInterval(Duration.ofMillis(200)))) {
+            List<SignedTransaction> txs = new ArrayList<>();
+            List<Promise> ps = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                SignedTransaction t = draft().put(b("batch" + i), b("v" + i)).sign();
+                txs.add(t);
+                ps.add(e.commit(t).get());
+            }
+            long block = ps.get(0).blockNo();
+            ps.forEach(p -> assertEquals(block, p.blockNo()));
+            long before = e.stats().proofBatches();
+            List<CompletableFuture<ProofResult>> rs = new ArrayList<>();
+            for (SignedTransaction t : txs) {
+                rs.add(e.proveWrites(block, List.of(t.tx().writes().get(0).key()), Duration.ofSeconds(10)));
+            }
+            Digest trusted = e.digest(0);
+            for (int i = 0; i < txs.size(); i++) {
+                BlockProof bp = assertInstanceOf(ProofResult.Ready.class, rs.get(i).get()).proof();
+                PromiseVerifier.verify(trusted, ps.get(i), txs.get(i).tx(), bp,
+                        e.proveAppendOnly(0, bp.digest().blockNo()));
+            }
+            assertEquals(1, e.stats().proofBatches() - before, "20 requests waiting on one block, one traversal");
+            assertEquals(Reason.INVALID, failure(e.proveWrites(block + 1000, List.of(b("x")), Duration.ZERO))
+                    .reason());
+        }
+    }
+
+    @Test
+    void deletesArePromisedAndProvenAsTombstones() throws Exception {
+        try (TxnEngine e = open()) {
+            Digest trusted = e.digest();
+            Promise p1 = e.commit(draft().put(b("d"), b("1")).sign()).get();
+            SignedTransaction del = draft().read(b("d"), p1.blockNo()).delete(b("d")).sign();
+            Promise p2 = e.commit(del).get();
+            assertNull(e.get(b("d")).value());
+            assertEquals(p2.blockNo(), e.get(b("d")).version());
+            verify(e, trusted, p2, del.tx());
+        }
+    }
 }
