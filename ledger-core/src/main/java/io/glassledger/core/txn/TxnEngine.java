@@ -71,7 +71,10 @@ public final class TxnEngine implements AutoCloseable {
         }
     }
 
-    private sealed interface Request permits CommitReq, PrepareReq, DecideReq, SealReq, TruncateReq {
+    private sealed interface Request permits CommitReq, PrepareReq, DecideReq, SealReq, TruncateReq, StatusReq {
+    }
+
+    private record StatusReq(Bytes txId, CompletableFuture<TxState> done) implements Request {
     }
 
     private record CommitReq(SignedTransaction stx, CompletableFuture<Promise> done, boolean persistNow)
@@ -242,9 +245,9 @@ public final class TxnEngine implements AutoCloseable {
                                 b = sequencer.assign(stx);
                                 openTxs.add(Map.entry(stx, b));
                             }
-                            decided.put(id, new Promise(id, cfg.shard(), b, null));
+                            decided.put(id, new Promise(id, cfg.shard(), b, ledger.digest()));
                         } else {
-                            decided.put(id, new Promise(id, cfg.shard(), -1, null));
+                            decided.put(id, new Promise(id, cfg.shard(), -1, ledger.digest()));
                         }
                     }
                     case Wal.SEAL -> {
@@ -332,6 +335,27 @@ public final class TxnEngine implements AutoCloseable {
         CompletableFuture<Void> f = new CompletableFuture<>();
         submit(stx, f, () -> new PrepareReq(stx, f));
         return f;
+    }
+
+    /**
+     * The transaction's state here. Answered in log order, so a status read after an acknowledged request reflects
+     * it. One-phase commits are remembered for the replay window, decisions for the last 100,000 of them.
+     */
+    public CompletableFuture<TxState> status(Bytes txId) {
+        CompletableFuture<TxState> f = new CompletableFuture<>();
+        enqueue(new StatusReq(txId, f), f);
+        return f;
+    }
+
+    private TxState statusOf(Bytes txId) {
+        if (prepared.containsKey(txId)) {
+            return TxState.PREPARED;
+        }
+        Promise p = decided.get(txId);
+        if (p != null) {
+            return p.blockNo() >= 0 ? TxState.COMMITTED : TxState.ABORTED;
+        }
+        return seen.containsKey(txId) ? TxState.COMMITTED : TxState.UNKNOWN;
     }
 
     /** 2PC phase two for a prepared transaction. Repeating a decision returns the same outcome. */
@@ -457,6 +481,8 @@ public final class TxnEngine implements AutoCloseable {
             d.done().completeExceptionally(e);
         } else if (r instanceof SealReq s) {
             s.done().completeExceptionally(e);
+        } else if (r instanceof StatusReq q) {
+            q.done().completeExceptionally(e);
         }
     }
 
@@ -471,6 +497,8 @@ public final class TxnEngine implements AutoCloseable {
             processSeal(s, after);
         } else if (r instanceof TruncateReq t) {
             wal.deleteUpTo(t.persisted());
+        } else if (r instanceof StatusReq q) {
+            q.done().complete(statusOf(q.txId()));
         }
     }
 
@@ -562,8 +590,8 @@ public final class TxnEngine implements AutoCloseable {
         SignedTransaction stx = prepared.get(d.txId());
         if (stx == null) {
             Promise earlier = decided.get(d.txId());
-            if (earlier != null && (earlier.blockNo() > 0) == d.commit()) {
-                d.done().complete(earlier.blockNo() > 0 ? earlier : null);
+            if (earlier != null && (earlier.blockNo() >= 0) == d.commit()) {
+                d.done().complete(d.commit() ? earlier : null);
             } else if (earlier != null) {
                 abort(d.done(), new TxnException(Reason.INVALID, "transaction " + d.txId().hex()
                         + " was already decided the other way"));
@@ -576,7 +604,7 @@ public final class TxnEngine implements AutoCloseable {
         unlock(stx);
         if (!d.commit()) {
             wal.append(Wal.DECIDE_ABORT, d.txId().toByteArray());
-            decided.put(d.txId(), new Promise(d.txId(), cfg.shard(), -1, null));
+            decided.put(d.txId(), new Promise(d.txId(), cfg.shard(), -1, ledger.digest()));
             after.add(() -> d.done().complete(null));
             return;
         }

@@ -148,6 +148,7 @@ class TxnEngineTest {
             assertNull(e.get(b("p")).value());
             Promise p = e.decide(t.txId(), true).get();
             assertEquals(p, e.decide(t.txId(), true).get());
+            assertEquals(TxState.COMMITTED, e.status(t.txId()).get());
             assertEquals(b("1"), e.get(b("p")).value());
             assertEquals(Reason.UNKNOWN_TRANSACTION, failure(e.decide(Bytes.of(new byte[16]), true)).reason());
         }
@@ -270,8 +271,11 @@ class TxnEngineTest {
             e.prepare(t).get();
             assertEquals(Reason.CONFLICT, failure(e.commit(draft().put(b("r"), b("x")).sign())).reason());
             assertEquals(Reason.DUPLICATE, failure(e.prepare(t)).reason());
+            assertEquals(TxState.PREPARED, e.status(t.txId()).get());
             assertNull(e.decide(t.txId(), false).get());
             assertNull(e.decide(t.txId(), false).get());
+            assertEquals(TxState.ABORTED, e.status(t.txId()).get());
+            assertEquals(TxState.UNKNOWN, e.status(Bytes.of(new byte[16])).get());
             assertEquals(Reason.INVALID, failure(e.decide(t.txId(), true)).reason());
             e.commit(draft().put(b("r"), b("x")).put(b("w"), b("y")).sign()).get();
             assertEquals(b("y"), e.get(b("w")).value());
