@@ -979,8 +979,10 @@ public final class TxnEngine implements AutoCloseable {
     void crashForTest() {
         failure = new IllegalStateException("simulated crash");
         closing = true;
-        persisterThread.interrupt();
-        sequencerThread.interrupt();
+        stopSequencer = true;
+        synchronized (persistSignal) {
+            persistSignal.notifyAll();
+        }
         try {
             persisterThread.join();
             sequencerThread.join();
@@ -989,7 +991,7 @@ public final class TxnEngine implements AutoCloseable {
         }
         workers.shutdownNow();
         timer.shutdownNow();
-        wal.close();
+        wal.abandon();
         store.close();
     }
 

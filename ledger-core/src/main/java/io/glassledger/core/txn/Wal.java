@@ -249,6 +249,18 @@ final class Wal implements AutoCloseable {
         }
     }
 
+    /** Closes the file without writing what is buffered (what a crash would leave). */
+    void abandon() {
+        buffer.clear();
+        try {
+            if (channel != null) {
+                channel.close();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     @Override
     public void close() {
         try {
