@@ -8,24 +8,28 @@ import java.util.function.LongSupplier;
 /**
  * A shard engine's settings.
  *
- * @param dir              data directory: {@code ledger/} (RocksDB) and {@code wal/}
- * @param persistInterval  how often the persisting thread forms blocks (GlassDB's persist interval)
- * @param fsync            make the WAL and ledger durable (off only for experiments)
- * @param workers          threads for signature checks and proofs
- * @param queueCapacity    bound of the request queues; a full queue rejects at once with OVERLOADED
- * @param replayWindow     transaction ids must carry a clock reading within this of the shard's clock
- * @param maxTxBytes       largest signed transaction accepted
- * @param walSegmentBytes  the WAL starts a new segment at the first seal past this size
- * @param clock            milliseconds since the epoch
- * @param verifySignatures check each transaction's Ed25519 signature; off only to measure what checking costs
+ * @param dir                  data directory: {@code ledger/} (RocksDB) and {@code wal/}
+ * @param persistInterval      how often the persisting thread forms blocks (GlassDB's persist interval)
+ * @param fsync                make the WAL and ledger durable (off only for experiments)
+ * @param workers              threads for signature checks and proofs
+ * @param queueCapacity        bound of the request queues; a full queue rejects at once with OVERLOADED
+ * @param replayWindow         transaction ids must carry a clock reading within this of the shard's clock
+ * @param maxTxBytes           largest signed transaction accepted
+ * @param walSegmentBytes      the WAL starts a new segment at the first seal past this size
+ * @param clock                milliseconds since the epoch
+ * @param verifySignatures     check each transaction's Ed25519 signature; off only to measure what checking costs
+ * @param maxUnpersistedWrites committed writes not yet in the ledger beyond which new transactions are refused with
+ *                             OVERLOADED, so that a persisting thread that falls behind slows commits down instead
+ *                             of letting the committed-data map, the WAL and the next epoch grow without bound
  */
 public record EngineConfig(Path dir, int shard, Duration persistInterval, boolean fsync, int workers,
                            int queueCapacity, long ledgerCacheBytes, TreeParams treeParams, Duration replayWindow,
                            int maxTxBytes, long walSegmentBytes, LongSupplier clock,
-                           boolean verifySignatures) {
+                           boolean verifySignatures, long maxUnpersistedWrites) {
     public EngineConfig {
         if (shard < 0 || workers < 1 || queueCapacity < 1 || maxTxBytes < 128 || walSegmentBytes < 1
-                || persistInterval.isNegative() || persistInterval.isZero() || replayWindow.isNegative()) {
+                || persistInterval.isNegative() || persistInterval.isZero() || replayWindow.isNegative()
+                || maxUnpersistedWrites < 1) {
             throw new IllegalArgumentException("bad engine configuration");
         }
     }
@@ -33,51 +37,56 @@ public record EngineConfig(Path dir, int shard, Duration persistInterval, boolea
     public static EngineConfig defaults(Path dir) {
         return new EngineConfig(dir, 0, Duration.ofMillis(100), true, Math.max(2, Runtime.getRuntime()
                 .availableProcessors()), 10_000, 512L << 20, TreeParams.DEFAULT, Duration.ofMinutes(2), 1 << 20,
-                64L << 20, System::currentTimeMillis, true);
+                64L << 20, System::currentTimeMillis, true, 20_000);
     }
 
     public EngineConfig withShard(int s) {
         return new EngineConfig(dir, s, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes, treeParams,
-                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
     }
 
     public EngineConfig withPersistInterval(Duration d) {
         return new EngineConfig(dir, shard, d, fsync, workers, queueCapacity, ledgerCacheBytes, treeParams,
-                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
     }
 
     public EngineConfig withFsync(boolean f) {
         return new EngineConfig(dir, shard, persistInterval, f, workers, queueCapacity, ledgerCacheBytes, treeParams,
-                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
     }
 
     public EngineConfig withQueueCapacity(int q) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, q, ledgerCacheBytes, treeParams,
-                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
     }
 
     public EngineConfig withWalSegmentBytes(long b) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes,
-                treeParams, replayWindow, maxTxBytes, b, clock, verifySignatures);
+                treeParams, replayWindow, maxTxBytes, b, clock, verifySignatures, maxUnpersistedWrites);
     }
 
     public EngineConfig withTreeParams(TreeParams p) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes, p,
-                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
     }
 
     public EngineConfig withWorkers(int w) {
         return new EngineConfig(dir, shard, persistInterval, fsync, w, queueCapacity, ledgerCacheBytes, treeParams,
-                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
     }
 
     public EngineConfig withClock(LongSupplier c) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes,
-                treeParams, replayWindow, maxTxBytes, walSegmentBytes, c, verifySignatures);
+                treeParams, replayWindow, maxTxBytes, walSegmentBytes, c, verifySignatures, maxUnpersistedWrites);
     }
 
     public EngineConfig withVerifySignatures(boolean v) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes,
-                treeParams, replayWindow, maxTxBytes, walSegmentBytes, clock, v);
+                treeParams, replayWindow, maxTxBytes, walSegmentBytes, clock, v, maxUnpersistedWrites);
+    }
+
+    public EngineConfig withMaxUnpersistedWrites(long n) {
+        return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes,
+                treeParams, replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, n);
     }
 }

@@ -9,6 +9,7 @@ import io.glassledger.core.proof.ProofVerifier;
 import io.glassledger.core.proof.VerificationException;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -21,6 +22,10 @@ public final class PromiseVerifier {
     private PromiseVerifier() {
     }
 
+    /** A promise and the transaction it was given for. */
+    public record Claim(Promise promise, Transaction tx) {
+    }
+
     /**
      * @param trusted    the client's last verified digest of this shard
      * @param appendOnly proof from {@code trusted} to {@code proof.digest()}; null only if they are the same block
@@ -28,15 +33,55 @@ public final class PromiseVerifier {
      */
     public static Digest verify(Digest trusted, Promise promise, Transaction tx, BlockProof proof,
                                 AppendOnlyProof appendOnly) throws VerificationException {
-        if (!promise.txId().equals(tx.txId()) || promise.shard() != tx.shard()) {
-            throw new VerificationException("promise is for another transaction");
+        return verifyAll(trusted, List.of(new Claim(promise, tx)), proof, appendOnly);
+    }
+
+    /**
+     * Checks many promises of one block against one batched proof: the proof and the append-only step are checked
+     * once, then each transaction's writes against the claims, so the cost is linear in the number of promises.
+     * A put must be in the block with the value written; a delete must leave the key absent in the block's state
+     * (a delete of a key already absent leaves no entry, FORMAT §6).
+     */
+    public static Digest verifyAll(Digest trusted, List<Claim> promises, BlockProof proof,
+                                   AppendOnlyProof appendOnly) throws VerificationException {
+        if (promises.isEmpty()) {
+            throw new VerificationException("no promises to verify");
         }
-        if (tx.isReadOnly()) {
-            throw new VerificationException("a read-only transaction has no block to verify");
+        Map<Bytes, KeyClaim> claims = new HashMap<>();
+        for (KeyClaim c : proof.claims()) {
+            if (claims.put(c.key(), c) != null) {
+                throw new VerificationException("proof claims key " + c.key() + " twice");
+            }
         }
-        if (proof.blockNo() != promise.blockNo()) {
-            throw new VerificationException("proof is for block " + proof.blockNo() + ", promise for "
-                    + promise.blockNo());
+        Set<Bytes> written = new HashSet<>();
+        for (Claim pc : promises) {
+            Promise promise = pc.promise();
+            Transaction tx = pc.tx();
+            if (!promise.txId().equals(tx.txId()) || promise.shard() != tx.shard()) {
+                throw new VerificationException("promise is for another transaction");
+            }
+            if (tx.isReadOnly()) {
+                throw new VerificationException("a read-only transaction has no block to verify");
+            }
+            if (proof.blockNo() != promise.blockNo()) {
+                throw new VerificationException("proof is for block " + proof.blockNo() + ", promise for "
+                        + promise.blockNo());
+            }
+            for (Mutation m : tx.writes()) {
+                KeyClaim c = claims.get(m.key());
+                if (c == null) {
+                    throw new VerificationException("proof does not cover written key " + m.key());
+                }
+                boolean ok = m.isDelete() ? c.isAbsent() : !c.isAbsent() && c.value().equals(m.value());
+                if (!ok) {
+                    throw new VerificationException("block " + promise.blockNo() + " holds another value for "
+                            + m.key());
+                }
+                if (!m.isDelete() && !written.add(m.key())) {
+                    throw new VerificationException("two promises of block " + promise.blockNo() + " write "
+                            + m.key() + ": a block holds one version of a key");
+                }
+            }
         }
         Digest next = proof.digest();
         if (next.blockNo() < trusted.blockNo()) {
@@ -53,23 +98,9 @@ public final class PromiseVerifier {
             }
             ProofVerifier.verifyAppendOnly(trusted, next, appendOnly);
         }
-        Map<Bytes, KeyClaim> claims = new HashMap<>();
-        for (KeyClaim c : proof.claims()) {
-            claims.put(c.key(), c);
-        }
-        Set<Bytes> written = new HashSet<>();
-        for (Mutation m : tx.writes()) {
-            KeyClaim c = claims.get(m.key());
-            if (c == null) {
-                throw new VerificationException("proof does not cover written key " + m.key());
-            }
-            boolean ok = m.isDelete() ? c.isAbsent() : !c.isAbsent() && c.value().equals(m.value());
-            if (!ok) {
-                throw new VerificationException("block " + promise.blockNo() + " holds another value for " + m.key());
-            }
-            written.add(m.key());
-        }
-        ProofVerifier.verifyWrittenAt(next, promise.blockNo(), proof.claims(), written, proof.proof());
+        // Verifies every claim (absences included) against the block's lower root; puts must carry this block's
+        // version, so an older copy of the same value does not pass.
+        ProofVerifier.verifyWrittenAt(next, proof.blockNo(), proof.claims(), written, proof.proof());
         return next;
     }
 }

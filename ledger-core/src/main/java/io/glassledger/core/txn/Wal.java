@@ -46,6 +46,7 @@ final class Wal implements AutoCloseable {
     private FileChannel channel;
     private ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
     private long segmentBytes;
+    private boolean unsynced;
 
     private Wal(Path dir, boolean fsync) {
         this.dir = dir;
@@ -202,6 +203,7 @@ final class Wal implements AutoCloseable {
         crc.update(payload);
         buffer.putInt(1 + payload.length).putInt((int) crc.getValue()).put((byte) type).put(payload);
         segmentBytes += need;
+        unsynced = true;
     }
 
     private void write() {
@@ -217,21 +219,25 @@ final class Wal implements AutoCloseable {
         }
     }
 
-    /** Writes the buffered records and, with fsync on, forces them to stable storage. */
-    void flush() {
+    /** Writes the buffered records and, with fsync on, forces them to stable storage; true if it forced. */
+    boolean flush() {
         if (channel == null) {
-            return;
+            return false;
         }
         if (buffer.position() > 0) {
             write();
         }
-        if (fsync) {
+        // A batch of only refused or read-only requests wrote nothing: no fsync to pay for.
+        if (fsync && unsynced) {
+            unsynced = false;
             try {
                 channel.force(false);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
+            return true;
         }
+        return false;
     }
 
     long segmentBytes() {

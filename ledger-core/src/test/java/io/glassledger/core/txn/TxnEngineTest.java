@@ -359,4 +359,110 @@ class TxnEngineTest {
             verify(e, trusted, p2, del.tx());
         }
     }
+
+    @Test
+    void deletingAnAbsentKeyLeavesItsVersionAloneAndItsPromiseVerifies() throws Exception {
+        try (TxnEngine e = TxnEngine.open(EngineConfig.defaults(dir).withPersistInterval(Duration.ofHours(1)))) {
+            Digest trusted = e.digest();
+            SignedTransaction del = draft().read(b("ghost"), 0).delete(b("ghost")).put(b("real"), b("1")).sign();
+            Promise p = e.commit(del).get();
+            assertEquals(new TxnEngine.Versioned(null, 0), e.get(b("ghost")));
+            e.persistSoon();
+            e.awaitPersisted(p.blockNo()).get();
+            assertEquals(new TxnEngine.Versioned(null, 0), e.get(b("ghost")));
+            // A reader of version 0 is not refused after the persist (the version did not move under it).
+            e.commit(draft().read(b("ghost"), 0).put(b("after"), b("x")).sign()).get();
+            verify(e, trusted, p, del.tx());
+            // A delete promise for a key the block holds live must not verify.
+            SignedTransaction lie = draft().delete(b("real")).sign();
+            Promise forged = new Promise(lie.txId(), 0, p.blockNo(), p.served());
+            assertThrows(VerificationException.class, () -> verify(e, trusted, forged, lie.tx()));
+        }
+    }
+
+    @Test
+    void anUnpersistedBacklogRefusesNewCommitsUntilThePersistCatchesUp() throws Exception {
+        EngineConfig cfg = EngineConfig.defaults(dir).withPersistInterval(Duration.ofHours(1))
+                .withMaxUnpersistedWrites(4);
+        try (TxnEngine e = TxnEngine.open(cfg)) {
+            // Once the backlog reaches the limit, the next commit is refused at once, and nothing of it is applied.
+            CompletableFuture<Promise> first = e.commit(draft().put(b("a"), b("1")).put(b("b"), b("1"))
+                    .put(b("c"), b("1")).put(b("d"), b("1")).sign());
+            first.get();
+            TxnException refused = failure(e.commit(draft().put(b("e"), b("1")).sign()));
+            assertEquals(Reason.OVERLOADED, refused.reason());
+            assertTrue(refused.retryable());
+            assertNull(e.get(b("e")).value());
+            // The refusal asked for a persist; then the same kind of transaction goes through.
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> e.stats().unpersistedWrites() == 0);
+            e.commit(draft().put(b("e"), b("1")).sign()).get();
+            assertEquals(b("1"), e.get(b("e")).value());
+        }
+    }
+
+    @Test
+    void aBlocksPromisesVerifyTogetherAgainstOneProofAndTamperingFails() throws Exception {
+        try (TxnEngine e = TxnEngine.open(EngineConfig.defaults(dir).withPersistInterval(Duration.ofHours(1)))) {
+            Digest trusted = e.digest();
+            List<SignedTransaction> txs = new ArrayList<>();
+            List<Promise> promises = new ArrayList<>();
+            List<Bytes> keys = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                SignedTransaction t = draft().put(b("k" + i), b("v" + i)).put(b("j" + i), b("w" + i)).sign();
+                txs.add(t);
+                promises.add(e.commit(t).get());
+                keys.add(b("k" + i));
+                keys.add(b("j" + i));
+            }
+            assertTrue(promises.stream().allMatch(p -> p.blockNo() == 1));
+            e.persistSoon();
+            BlockProof bp = assertInstanceOf(ProofResult.Ready.class,
+                    e.proveWrites(1, keys, Duration.ofSeconds(30)).get()).proof();
+            var ao = e.proveAppendOnly(trusted.blockNo(), bp.digest().blockNo());
+            List<PromiseVerifier.Claim> all = new ArrayList<>();
+            for (int i = 0; i < txs.size(); i++) {
+                all.add(new PromiseVerifier.Claim(promises.get(i), txs.get(i).tx()));
+            }
+            assertEquals(bp.digest(), PromiseVerifier.verifyAll(trusted, all, bp, ao));
+
+            // One changed value among thirty promises fails the batch.
+            Transaction t0 = txs.get(7).tx();
+            Transaction changed = new Transaction(t0.txId(), t0.clientKey(), t0.shard(), t0.participants(),
+                    t0.reads(), List.of(t0.writes().get(0),
+                    io.glassledger.core.postree.Mutation.put(b("k7"), b("other"))));
+            List<PromiseVerifier.Claim> bad = new ArrayList<>(all);
+            bad.set(7, new PromiseVerifier.Claim(promises.get(7), changed));
+            assertThrows(VerificationException.class, () -> PromiseVerifier.verifyAll(trusted, bad, bp, ao));
+            // A promise paired with another transaction fails.
+            List<PromiseVerifier.Claim> swapped = new ArrayList<>(all);
+            swapped.set(3, new PromiseVerifier.Claim(promises.get(4), txs.get(3).tx()));
+            assertThrows(VerificationException.class, () -> PromiseVerifier.verifyAll(trusted, swapped, bp, ao));
+            // The same promise twice claims two versions of one key in one block.
+            List<PromiseVerifier.Claim> twice = new ArrayList<>(all);
+            twice.add(all.get(0));
+            assertThrows(VerificationException.class, () -> PromiseVerifier.verifyAll(trusted, twice, bp, ao));
+            // A promise of a key the proof does not cover fails.
+            SignedTransaction outside = draft().put(b("zz"), b("1")).sign();
+            List<PromiseVerifier.Claim> extra = new ArrayList<>(all);
+            extra.add(new PromiseVerifier.Claim(new Promise(outside.txId(), 0, 1, trusted), outside.tx()));
+            assertThrows(VerificationException.class, () -> PromiseVerifier.verifyAll(trusted, extra, bp, ao));
+            // Every byte of the proof flipped in turn: never accepted.
+            byte[] enc = bp.proof().encode();
+            for (int i = 0; i < enc.length; i++) {
+                byte[] t = enc.clone();
+                t[i] ^= 0x01;
+                io.glassledger.core.proof.KeysProof kp;
+                try {
+                    kp = io.glassledger.core.proof.KeysProof.decode(t);
+                } catch (RuntimeException rejected) {
+                    continue;
+                }
+                BlockProof tampered = new BlockProof(bp.blockNo(), bp.digest(), bp.claims(), kp);
+                int at = i;
+                assertThrows(VerificationException.class, () -> PromiseVerifier.verifyAll(trusted, all, tampered, ao),
+                        "flipped byte " + at + " accepted");
+            }
+            assertThrows(VerificationException.class, () -> PromiseVerifier.verifyAll(trusted, List.of(), bp, ao));
+        }
+    }
 }
