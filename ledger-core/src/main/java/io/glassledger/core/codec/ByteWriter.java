@@ -34,6 +34,14 @@ public final class ByteWriter {
         return this;
     }
 
+    public ByteWriter u32(int v) {
+        ensure(4);
+        for (int s = 24; s >= 0; s -= 8) {
+            buf[len++] = (byte) (v >>> s);
+        }
+        return this;
+    }
+
     public ByteWriter u64(long v) {
         ensure(8);
         for (int s = 56; s >= 0; s -= 8) {

@@ -64,6 +64,34 @@ public final class ProofVerifier {
         }
     }
 
+    /**
+     * Every claim holds in the state at block {@code blockNo}, and each key of {@code versions} has exactly that
+     * version there: the block that wrote its entry (a tombstone's for a deleted key), or 0 for a key with no entry
+     * at all. A client checks the values it read this way: right value, and not an older copy of it.
+     */
+    public static void verifyVersions(Digest trusted, long blockNo, List<KeyClaim> claims,
+                                      java.util.Map<Bytes, Long> versions, KeysProof proof)
+            throws VerificationException {
+        requireBlock(blockNo, proof);
+        io.glassledger.core.postree.Entry[] found = proof.verify(trusted, claims);
+        int matched = 0;
+        for (int i = 0; i < found.length; i++) {
+            Long v = versions.get(claims.get(i).key());
+            if (v == null) {
+                continue;
+            }
+            matched++;
+            long actual = found[i] == null ? 0 : found[i].version();
+            if (actual != v) {
+                throw new VerificationException("key " + claims.get(i).key() + " has version " + actual + " in block "
+                        + blockNo + ", expected " + v);
+            }
+        }
+        if (matched != versions.size()) {
+            throw new VerificationException("the proof does not cover every key whose version is claimed");
+        }
+    }
+
     /** The ledger at {@code older} is a prefix of the ledger at {@code newer}, a later block. */
     public static void verifyAppendOnly(Digest older, Digest newer, AppendOnlyProof proof)
             throws VerificationException {

@@ -83,6 +83,74 @@ public final class PromiseVerifier {
                 }
             }
         }
+        Digest next = advance(trusted, proof, appendOnly);
+        // Verifies every claim (absences included) against the block's lower root; puts must carry this block's
+        // version, so an older copy of the same value does not pass.
+        ProofVerifier.verifyWrittenAt(next, proof.blockNo(), proof.claims(), written, proof.proof());
+        return next;
+    }
+
+    /**
+     * A value the client read in a transaction: {@code value} (null: absent) at {@code version} (0: never written).
+     */
+    public record Read(Bytes key, Bytes value, long version) {
+    }
+
+    /**
+     * Where each read of a committed transaction is checked (GlassDB §3.3.3, read set): in the state of block
+     * max(version, served block). A read served from data newer than the served digest must be that version there;
+     * a read of an older version must still be the current one at the served digest, so a stale read (a newer
+     * version was already in a block when the shard acknowledged) fails. Groups reads by that block.
+     */
+    public static Map<Long, List<Read>> readsByBlock(Promise promise, List<Read> reads) {
+        Map<Long, List<Read>> out = new java.util.TreeMap<>();
+        for (Read r : reads) {
+            long at = Math.max(r.version(), promise.served().blockNo());
+            out.computeIfAbsent(at, b -> new java.util.ArrayList<>()).add(r);
+        }
+        return out;
+    }
+
+    /**
+     * Checks reads against one keys proof of block {@code proof.blockNo()} (reads grouped by {@link #readsByBlock}):
+     * each read key has the value read and exactly the version read.
+     *
+     * @return the digest the client may trust from now on
+     */
+    public static Digest verifyReads(Digest trusted, List<Read> reads, BlockProof proof, AppendOnlyProof appendOnly)
+            throws VerificationException {
+        if (reads.isEmpty()) {
+            throw new VerificationException("no reads to verify");
+        }
+        Map<Bytes, KeyClaim> claims = new HashMap<>();
+        for (KeyClaim c : proof.claims()) {
+            if (claims.put(c.key(), c) != null) {
+                throw new VerificationException("proof claims key " + c.key() + " twice");
+            }
+        }
+        Map<Bytes, Long> versions = new HashMap<>();
+        for (Read r : reads) {
+            KeyClaim c = claims.get(r.key());
+            if (c == null) {
+                throw new VerificationException("proof does not cover read key " + r.key());
+            }
+            boolean ok = r.value() == null ? c.isAbsent() : !c.isAbsent() && c.value().equals(r.value());
+            if (!ok) {
+                throw new VerificationException("block " + proof.blockNo() + " holds another value for read key "
+                        + r.key());
+            }
+            Long earlier = versions.put(r.key(), r.version());
+            if (earlier != null && earlier != r.version()) {
+                throw new VerificationException("two versions read of " + r.key() + " checked at one block");
+            }
+        }
+        Digest next = advance(trusted, proof, appendOnly);
+        ProofVerifier.verifyVersions(next, proof.blockNo(), proof.claims(), versions, proof.proof());
+        return next;
+    }
+
+    private static Digest advance(Digest trusted, BlockProof proof, AppendOnlyProof appendOnly)
+            throws VerificationException {
         Digest next = proof.digest();
         if (next.blockNo() < trusted.blockNo()) {
             throw new VerificationException("proof digest at block " + next.blockNo()
@@ -98,9 +166,6 @@ public final class PromiseVerifier {
             }
             ProofVerifier.verifyAppendOnly(trusted, next, appendOnly);
         }
-        // Verifies every claim (absences included) against the block's lower root; puts must carry this block's
-        // version, so an older copy of the same value does not pass.
-        ProofVerifier.verifyWrittenAt(next, proof.blockNo(), proof.claims(), written, proof.proof());
         return next;
     }
 }

@@ -60,6 +60,37 @@ public final class TxnEngine implements AutoCloseable {
                         long unpersistedWrites) {
     }
 
+    /**
+     * Callbacks for metrics, called on the engine's threads: must be fast and must not throw or block.
+     */
+    public interface Observer {
+        default void walSynced(long nanos, int requests) {
+        }
+
+        default void persisted(List<Integer> keysPerBlock, long nanos) {
+        }
+
+        default void proved(int keys, long nanos) {
+        }
+    }
+
+    private volatile Observer observer = new Observer() { };
+
+    /** Replaces the metrics observer. */
+    public void observe(Observer o) {
+        this.observer = o == null ? new Observer() { } : o;
+    }
+
+    /** One past the highest block number promised so far: proofs of blocks below it can be asked for. */
+    public long promisedBound() {
+        return promisedBound;
+    }
+
+    /** Requests waiting: in the worker queue (signature checks, proofs) and the sequencer queue. */
+    public int queueDepth() {
+        return workers.getQueue().size() + queue.size();
+    }
+
     private static final class Ver {
         final long blockNo;
         final Bytes value;
@@ -475,6 +506,7 @@ public final class TxnEngine implements AutoCloseable {
                 if (synced) {
                     statWalSyncs.increment();
                     statWalSyncNanos.add(t2 - t1);
+                    observer.walSynced(t2 - t1, batch.size());
                 }
                 for (Runnable a : after) {
                     a.run();
@@ -822,7 +854,11 @@ public final class TxnEngine implements AutoCloseable {
         statEpochs.increment();
         statBlocks.add(specs.size());
         statKeys.add(keys);
-        statPersistNanos.add(System.nanoTime() - t0);
+        long took = System.nanoTime() - t0;
+        statPersistNanos.add(took);
+        List<Integer> perBlock = new ArrayList<>(specs.size());
+        specs.forEach(sp -> perBlock.add(sp.writes().size()));
+        observer.persisted(perBlock, took);
         List<CompletableFuture<Void>> ready = new ArrayList<>();
         synchronized (persistWaiters) {
             var head = persistWaiters.headMap(last, true);
@@ -871,7 +907,7 @@ public final class TxnEngine implements AutoCloseable {
             f.completeExceptionally(new TxnException(Reason.INVALID, "prove 1.." + Transaction.MAX_OPS + " keys"));
             return f;
         }
-        if (blockNo < 1 || blockNo >= promisedBound) {
+        if (blockNo < 0 || blockNo >= promisedBound) {
             f.completeExceptionally(new TxnException(Reason.INVALID, "block " + blockNo + " was never promised"));
             return f;
         }
@@ -926,6 +962,7 @@ public final class TxnEngine implements AutoCloseable {
             statProofBatches.increment();
             statProofKeys.add(b.keys.size());
             statProofNanos.add(System.nanoTime() - t0);
+            observer.proved(b.keys.size(), System.nanoTime() - t0);
             ProofResult r = new ProofResult.Ready(bp);
             b.waiters.forEach(w -> w.complete(r));  // a waiter that already timed out keeps its Pending
         } catch (RuntimeException e) {

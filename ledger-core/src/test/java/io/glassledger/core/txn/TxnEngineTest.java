@@ -465,4 +465,49 @@ class TxnEngineTest {
             assertThrows(VerificationException.class, () -> PromiseVerifier.verifyAll(trusted, List.of(), bp, ao));
         }
     }
+
+    @Test
+    void readsVerifyAtTheirVersionAndAStaleReadFails() throws Exception {
+        try (TxnEngine e = open()) {
+            Digest trusted = e.digest();
+            Promise w1 = e.commit(draft().put(b("r"), b("1")).sign(), true).get();
+            TxnEngine.Versioned seen = e.get(b("r"));
+            SignedTransaction t = draft().read(b("r"), seen.version()).read(b("none"), 0).put(b("w"), b("x")).sign();
+            Promise p = e.commit(t, true).get();
+            List<PromiseVerifier.Read> reads = List.of(new PromiseVerifier.Read(b("r"), b("1"), w1.blockNo()),
+                    new PromiseVerifier.Read(b("none"), null, 0));
+            Digest d = trusted;
+            for (var g : PromiseVerifier.readsByBlock(p, reads).entrySet()) {
+                BlockProof bp = assertInstanceOf(ProofResult.Ready.class, e.proveWrites(g.getKey(),
+                        g.getValue().stream().map(PromiseVerifier.Read::key).toList(), Duration.ofSeconds(10)).get())
+                        .proof();
+                var ao = bp.digest().blockNo() == d.blockNo() ? null : e.proveAppendOnly(d.blockNo(),
+                        bp.digest().blockNo());
+                d = PromiseVerifier.verifyReads(d, g.getValue(), bp, ao);
+
+                // The right value at an older version, or the wrong value at the right version, fails.
+                List<PromiseVerifier.Read> older = g.getValue().stream()
+                        .map(r -> new PromiseVerifier.Read(r.key(), r.value(), r.version() + 1)).toList();
+                Digest dd = d;
+                assertThrows(VerificationException.class, () -> PromiseVerifier.verifyReads(dd, older, bp, null));
+                List<PromiseVerifier.Read> wrong = g.getValue().stream()
+                        .map(r -> new PromiseVerifier.Read(r.key(), b("other"), r.version())).toList();
+                assertThrows(VerificationException.class, () -> PromiseVerifier.verifyReads(dd, wrong, bp, null));
+            }
+            // A read the server served stale: r's newer version was in a block before the served digest.
+            Promise w2 = e.commit(draft().put(b("r"), b("2")).sign(), true).get();
+            SignedTransaction late = draft().put(b("z"), b("1")).sign();
+            Promise pl = e.commit(late, true).get();
+            assertTrue(pl.served().blockNo() >= w2.blockNo());
+            List<PromiseVerifier.Read> stale = List.of(new PromiseVerifier.Read(b("r"), b("1"), w1.blockNo()));
+            var groups = PromiseVerifier.readsByBlock(pl, stale);
+            long at = groups.keySet().iterator().next();
+            assertEquals(pl.served().blockNo(), at);
+            BlockProof bp = assertInstanceOf(ProofResult.Ready.class, e.proveWrites(at, List.of(b("r")),
+                    Duration.ofSeconds(10)).get()).proof();
+            var ao = bp.digest().blockNo() == d.blockNo() ? null : e.proveAppendOnly(d.blockNo(), bp.digest().blockNo());
+            Digest dd = d;
+            assertThrows(VerificationException.class, () -> PromiseVerifier.verifyReads(dd, stale, bp, ao));
+        }
+    }
 }

@@ -1,0 +1,127 @@
+package io.glassledger.api;
+
+import java.util.List;
+
+/**
+ * Request and response bodies of the REST API, one record per body (docs/API.md). Byte strings are base64, hashes
+ * and Ed25519 keys and signatures are hex; a null value means "absent" (never written, or deleted).
+ */
+public final class Dto {
+    private Dto() {
+    }
+
+    /** A digest: block number and 32-byte root (FORMAT.md §8). */
+    public record DigestDto(long block, String hash) {
+    }
+
+    /** A signed ledger head (FORMAT.md §16). */
+    public record SignedHeadDto(int shard, long block, String hash, long timestamp, String serverKey,
+                                String signature) {
+    }
+
+    public record ServerInfo(int shard, String serverKey, String format, long serverTimeMillis,
+                             long maxKeyBytes, long maxValueBytes, long maxTransactionBytes, int maxKeysPerRequest) {
+    }
+
+    /** {@code POST /v1/tx/begin}: what a transaction starts from. */
+    public record BeginResponse(int shard, long serverTimeMillis, SignedHeadDto head) {
+    }
+
+    public record KeysRequest(List<String> keys, Long block, Long timestamp) {
+    }
+
+    /** value null: absent. version: the block that wrote it (0: never written). */
+    public record ValueDto(String key, String value, long version) {
+    }
+
+    /** block null: the latest committed state, including committed writes not yet in a block. */
+    public record ValuesResponse(List<ValueDto> items, Long block) {
+    }
+
+    /** A signed transaction record (FORMAT.md §14.2), base64. waitPersisted: delay 0, answer once its block is persisted. */
+    public record CommitRequest(String record, Boolean waitPersisted) {
+    }
+
+    public record PrepareRequest(String record) {
+    }
+
+    /**
+     * A commit's promise (GlassDB §3.3.3). block is 0 for a read-only transaction; served is the digest the shard
+     * had when it acknowledged.
+     */
+    public record PromiseDto(String txId, int shard, long block, DigestDto served) {
+    }
+
+    /** state: PREPARED, COMMITTED, ABORTED or UNKNOWN; promise when committed and still remembered. */
+    public record TxStateDto(String txId, String state, PromiseDto promise) {
+    }
+
+    public record HistoryRequest(String key, Integer limit) {
+    }
+
+    /** value null: a deletion. */
+    public record VersionDto(long block, String value) {
+    }
+
+    /** The key's last versions at {@code digest}, newest first, with a history proof (FORMAT.md §12). */
+    public record HistoryResponse(String key, List<VersionDto> versions, DigestDto digest, String proof) {
+    }
+
+    public record ScanRequest(String from, String to, Integer limit, Long block) {
+    }
+
+    public record ScanResponse(List<ValueDto> items, long block, boolean more) {
+    }
+
+    /** A claim: the key has value (null: absent) in the state of the proof's block. */
+    public record ClaimDto(String key, String value) {
+    }
+
+    /** {@code POST /v1/proofs/keys}: block null for the latest persisted block (a current-value proof). */
+    public record ProveKeysRequest(List<String> keys, Long block) {
+    }
+
+    /**
+     * A keys proof (FORMAT.md §10) of {@code claims} in the state of {@code block}, against {@code digest}.
+     * status PENDING (block not yet persisted; digest, claims and proof null) or READY.
+     */
+    public record KeysProofDto(long block, String status, DigestDto digest, List<ClaimDto> claims, String proof) {
+    }
+
+    public record AppendOnlyProofDto(DigestDto from, DigestDto to, String proof) {
+    }
+
+    /** One group of a proof batch: keys in the state of one block. */
+    public record ProofItem(long block, List<String> keys) {
+    }
+
+    /**
+     * {@code POST /v1/proofs/batch}: proofs of many blocks' keys (deferred verification) and append-only proofs
+     * from the client's trusted block to every digest used. waitMillis: how long to wait for unpersisted blocks.
+     */
+    public record ProofBatchRequest(List<ProofItem> items, Long trustedBlock, Long waitMillis) {
+    }
+
+    public record ProofBatchResponse(List<KeysProofDto> proofs, List<AppendOnlyProofDto> appendOnly,
+                                     SignedHeadDto head) {
+    }
+
+    /** A block for auditors: record (FORMAT.md §6.1), its signed transactions (§14.2), and its digest. */
+    public record BlockDto(long number, long timestamp, String hash, String lowerRoot, String record,
+                           List<String> transactions, DigestDto digest) {
+    }
+
+    /** {@code POST /v1/clients/key}: GlassDB's Init(pk) for the calling client identity. */
+    public record RegisterKeyRequest(String publicKey) {
+    }
+
+    public record ClientDto(String clientId, String role, String publicKey) {
+    }
+
+    /** {@code POST /v1/admin/api-keys} (admin). */
+    public record ApiKeyRequest(String clientId, String role) {
+    }
+
+    public record ApiKeyResponse(String clientId, String role, String apiKey) {
+    }
+}

@@ -1,0 +1,97 @@
+package io.glassledger.api;
+
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.hash.Hash;
+import io.glassledger.core.proof.Digest;
+import java.util.Base64;
+import java.util.List;
+
+/** Conversions between wire strings and ledger-core values. Malformed input throws {@link BadWireException}. */
+public final class Wire {
+    private Wire() {
+    }
+
+    /** A request body field that cannot be decoded; the server answers 400 with its name. */
+    public static final class BadWireException extends IllegalArgumentException {
+        private final String field;
+
+        public BadWireException(String field, String message) {
+            super(field + ": " + message);
+            this.field = field;
+        }
+
+        public String field() {
+            return field;
+        }
+    }
+
+    public static String b64(Bytes b) {
+        return b == null ? null : Base64.getEncoder().encodeToString(b.unsafeArray());
+    }
+
+    public static String b64(byte[] b) {
+        return b == null ? null : Base64.getEncoder().encodeToString(b);
+    }
+
+    /** Null stays null (an absent value). */
+    public static Bytes bytes(String field, String b64) {
+        if (b64 == null) {
+            return null;
+        }
+        try {
+            return Bytes.wrap(Base64.getDecoder().decode(b64));
+        } catch (IllegalArgumentException e) {
+            throw new BadWireException(field, "not base64");
+        }
+    }
+
+    public static Bytes requiredBytes(String field, String b64) {
+        if (b64 == null) {
+            throw new BadWireException(field, "missing");
+        }
+        return bytes(field, b64);
+    }
+
+    public static List<Bytes> keys(String field, List<String> b64s) {
+        if (b64s == null) {
+            throw new BadWireException(field, "missing");
+        }
+        return b64s.stream().map(s -> requiredBytes(field, s)).toList();
+    }
+
+    public static Hash hash(String field, String hex) {
+        if (hex == null || hex.length() != 2 * Hash.LENGTH) {
+            throw new BadWireException(field, "expected " + 2 * Hash.LENGTH + " hex digits");
+        }
+        try {
+            return Hash.fromHex(hex);
+        } catch (RuntimeException e) {
+            throw new BadWireException(field, "not hex");
+        }
+    }
+
+    public static Bytes hex(String field, String hex, int length) {
+        if (hex == null || hex.length() != 2 * length) {
+            throw new BadWireException(field, "expected " + 2 * length + " hex digits");
+        }
+        try {
+            return Bytes.fromHex(hex);
+        } catch (RuntimeException e) {
+            throw new BadWireException(field, "not hex");
+        }
+    }
+
+    public static Dto.DigestDto digest(Digest d) {
+        return new Dto.DigestDto(d.blockNo(), d.root().hex());
+    }
+
+    public static Digest digest(String field, Dto.DigestDto d) {
+        if (d == null) {
+            throw new BadWireException(field, "missing");
+        }
+        if (d.block() < 0) {
+            throw new BadWireException(field, "negative block");
+        }
+        return new Digest(d.block(), hash(field + ".hash", d.hash()));
+    }
+}

@@ -1,0 +1,36 @@
+package io.glassledger.server;
+
+import io.glassledger.server.shard.Shard;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.web.context.WebServerInitializedEvent;
+import org.springframework.context.event.EventListener;
+import org.springframework.core.env.Environment;
+import org.springframework.stereotype.Component;
+
+/** Says where the server listens and how to connect: the certificate fingerprint to pin and the credentials file. */
+@Component
+class StartupReport {
+    private static final Logger LOG = LoggerFactory.getLogger(StartupReport.class);
+    private final Environment env;
+    private final LedgerProperties props;
+    private final Shard shard;
+
+    StartupReport(Environment env, LedgerProperties props, Shard shard) {
+        this.env = env;
+        this.props = props;
+        this.shard = shard;
+    }
+
+    @EventListener
+    void ready(WebServerInitializedEvent e) {
+        String host = env.getProperty("server.address", "127.0.0.1");
+        String url = "https://" + host + ":" + e.getWebServer().getPort();
+        String pin = env.getProperty("glassledger.tls.fingerprint", "(configured key store)");
+        LOG.info("GlassLedger shard {} listening on {}", shard.number(), url);
+        LOG.info("TLS certificate SHA-256 (pin it): {}", pin);
+        LOG.info("server Ed25519 key (signs ledger heads): {}", shard.serverKey().publicKey().hex());
+        LOG.info("API keys: {} ; connect with: ./ledger-cli --url {} --pin {} --api-key <key> digest",
+                props.dataDir().resolve("credentials.txt").toAbsolutePath(), url, pin);
+    }
+}

@@ -1,0 +1,39 @@
+package io.glassledger.server.api;
+
+import io.glassledger.api.Dto;
+import io.glassledger.api.Wire;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.ledger.Block;
+import io.glassledger.core.txn.SignedTransaction;
+import io.glassledger.core.txn.TxnEngine;
+import io.glassledger.server.shard.Shard;
+import java.util.List;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Mono;
+
+@RestController
+@RequestMapping("/v1/blocks")
+class BlockController {
+    private final Shard shard;
+
+    BlockController(Shard shard) {
+        this.shard = shard;
+    }
+
+    @GetMapping("/{number}")
+    Mono<Dto.BlockDto> block(@PathVariable long number) {
+        return Mono.fromCallable(() -> {
+            TxnEngine e = shard.engine();
+            long n = Blocks.persisted(e, number);
+            Block b = e.ledger().block(n);
+            Bytes txs = e.ledger().blockTransactions(n);
+            List<String> records = txs == null ? List.of()
+                    : TxnEngine.decodeTransactions(txs).stream().map(SignedTransaction::record).map(Wire::b64).toList();
+            return new Dto.BlockDto(n, b.timestamp(), b.hash().hex(), b.lowerRoot().hex(), Wire.b64(b.encode()),
+                    records, Wire.digest(e.digest(n)));
+        }).subscribeOn(shard.reads());
+    }
+}

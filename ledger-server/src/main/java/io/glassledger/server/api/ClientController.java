@@ -1,0 +1,68 @@
+package io.glassledger.server.api;
+
+import io.glassledger.api.Dto;
+import io.glassledger.api.Wire;
+import io.glassledger.core.crypto.Ed25519;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.server.auth.AuthStore;
+import io.glassledger.server.auth.Principal;
+import io.glassledger.server.auth.Role;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
+
+@RestController
+@RequestMapping("/v1")
+class ClientController {
+    private final AuthStore auth;
+    private final Requests requests;
+
+    ClientController(AuthStore auth, Requests requests) {
+        this.auth = auth;
+        this.requests = requests;
+    }
+
+    /** GlassDB's Init(pk): binds the caller's identity to its Ed25519 public key, once. */
+    @PostMapping("/clients/key")
+    ResponseEntity<Dto.ClientDto> register(@RequestBody(required = false) Dto.RegisterKeyRequest body,
+                                           ServerWebExchange exchange) {
+        Principal p = Principal.of(exchange);
+        Bytes pk;
+        try {
+            pk = Wire.hex("publicKey", requests.body(body).publicKey(), Ed25519.PUBLIC_KEY_BYTES);
+        } catch (Wire.BadWireException e) {
+            throw ApiException.malformed(e.getMessage());
+        }
+        boolean created = auth.register(p.clientId(), pk);
+        return ResponseEntity.status(created ? HttpStatus.CREATED : HttpStatus.OK)
+                .body(new Dto.ClientDto(p.clientId(), p.role().wire(), pk.hex()));
+    }
+
+    @GetMapping("/clients/{clientId}")
+    Dto.ClientDto client(@PathVariable String clientId, ServerWebExchange exchange) {
+        Principal p = Principal.of(exchange);
+        if (p.role() == Role.CLIENT && !p.clientId().equals(clientId)) {
+            throw new ApiException("forbidden", HttpStatus.FORBIDDEN, "a client may only read its own registration");
+        }
+        Bytes pk = auth.clientKey(clientId).orElseThrow(() -> new ApiException("unknown_client", HttpStatus.NOT_FOUND,
+                "client " + clientId + " has registered no key"));
+        return new Dto.ClientDto(clientId, null, pk.hex());
+    }
+
+    @PostMapping("/admin/api-keys")
+    ResponseEntity<Dto.ApiKeyResponse> newKey(@RequestBody(required = false) Dto.ApiKeyRequest body) {
+        Dto.ApiKeyRequest req = requests.body(body);
+        if (req.role() == null) {
+            throw ApiException.malformed("role: missing");
+        }
+        Role role = Role.parse(req.role());
+        String key = auth.newKey(req.clientId(), role);
+        return ResponseEntity.status(HttpStatus.CREATED).body(new Dto.ApiKeyResponse(req.clientId(), role.wire(), key));
+    }
+}

@@ -1,0 +1,36 @@
+package io.glassledger.server.api;
+
+import io.glassledger.api.Dto;
+import io.glassledger.api.Wire;
+import io.glassledger.core.proof.KeyClaim;
+import io.glassledger.core.proof.SignedHead;
+import io.glassledger.core.txn.BlockProof;
+import io.glassledger.core.txn.Promise;
+
+/** Core values to response bodies. */
+final class Dtos {
+    private Dtos() {
+    }
+
+    static Dto.SignedHeadDto head(SignedHead h) {
+        return new Dto.SignedHeadDto(h.shard(), h.digest().blockNo(), h.digest().root().hex(), h.timestamp(),
+                h.serverKey().hex(), h.signature().hex());
+    }
+
+    static Dto.PromiseDto promise(Promise p) {
+        return new Dto.PromiseDto(p.txId().hex(), p.shard(), p.blockNo(), Wire.digest(p.served()));
+    }
+
+    static Dto.KeysProofDto proof(BlockProof bp) {
+        return new Dto.KeysProofDto(bp.blockNo(), "READY", Wire.digest(bp.digest()),
+                bp.claims().stream().map(Dtos::claim).toList(), Wire.b64(bp.proof().encode()));
+    }
+
+    static Dto.KeysProofDto pending(long block) {
+        return new Dto.KeysProofDto(block, "PENDING", null, null, null);
+    }
+
+    static Dto.ClaimDto claim(KeyClaim c) {
+        return new Dto.ClaimDto(Wire.b64(c.key()), Wire.b64(c.value()));
+    }
+}

@@ -1,0 +1,34 @@
+package io.glassledger.server.api;
+
+import io.glassledger.api.Dto;
+import io.glassledger.core.ledger.Ledger;
+import io.glassledger.server.shard.Shard;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Mono;
+
+@RestController
+@RequestMapping("/v1")
+class InfoController {
+    private final Shard shard;
+    private final Requests requests;
+
+    InfoController(Shard shard, Requests requests) {
+        this.shard = shard;
+        this.requests = requests;
+    }
+
+    @GetMapping("/info")
+    Dto.ServerInfo info() {
+        var l = requests.limits();
+        return new Dto.ServerInfo(shard.number(), shard.serverKey().publicKey().hex(), Ledger.FORMAT,
+                System.currentTimeMillis(), l.maxKeyBytes(), l.maxValueBytes(), l.maxTransactionBytes(),
+                l.maxKeysPerRequest());
+    }
+
+    @GetMapping("/head")
+    Mono<Dto.SignedHeadDto> head() {
+        return Mono.fromCallable(() -> Dtos.head(shard.signedHead())).subscribeOn(shard.reads());
+    }
+}

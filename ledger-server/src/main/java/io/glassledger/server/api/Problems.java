@@ -1,0 +1,98 @@
+package io.glassledger.server.api;
+
+import io.glassledger.core.codec.MalformedException;
+import io.glassledger.core.LedgerException;
+import io.glassledger.core.txn.TxnException;
+import io.glassledger.server.auth.AuthStore;
+import java.net.URI;
+import java.util.Locale;
+import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.server.ResponseStatusException;
+import org.springframework.web.server.ServerWebInputException;
+
+/** The one mapping from exceptions to RFC 9457 problem details with stable {@code type} URIs and codes. */
+public final class Problems {
+    public static final String TYPE_BASE = "https://glassledger.io/problems/";
+
+    private Problems() {
+    }
+
+    public static ProblemDetail body(String code, HttpStatusCode status, String detail, boolean retryable) {
+        ProblemDetail p = ProblemDetail.forStatusAndDetail(status, detail);
+        p.setType(URI.create(TYPE_BASE + code.replace('_', '-')));
+        HttpStatus known = HttpStatus.resolve(status.value());
+        p.setTitle(known != null ? known.getReasonPhrase() : status.value() == 421 ? "Misdirected Request" : "Error");
+        p.setProperty("code", code);
+        p.setProperty("retryable", retryable);
+        return p;
+    }
+
+    public static ResponseEntity<ProblemDetail> response(Throwable t) {
+        ApiException e = translate(t);
+        var b = ResponseEntity.status(e.status()).contentType(org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON);
+        if (e.status().value() == 503) {
+            b.header(HttpHeaders.RETRY_AFTER, "1");
+        }
+        return b.body(body(e.code(), e.status(), e.getMessage(), e.retryable()));
+    }
+
+    static ApiException translate(Throwable t) {
+        while (t instanceof java.util.concurrent.CompletionException || t instanceof java.util.concurrent.ExecutionException) {
+            if (t.getCause() == null) {
+                break;
+            }
+            t = t.getCause();
+        }
+        if (t instanceof ApiException a) {
+            return a;
+        }
+        if (t instanceof TxnException x) {
+            return fromReason(x);
+        }
+        if (t instanceof AuthStore.KeyRegisteredException k) {
+            return new ApiException("key_registered", HttpStatus.CONFLICT, k.getMessage());
+        }
+        if (t instanceof DataBufferLimitException d) {
+            return ApiException.tooLarge("request body over the limit: " + d.getMessage());
+        }
+        if (t instanceof ServerWebInputException w) {
+            Throwable c = w.getMostSpecificCause();
+            if (c instanceof DataBufferLimitException) {
+                return ApiException.tooLarge("request body over the limit");
+            }
+            return ApiException.malformed("cannot read the request: " + w.getReason());
+        }
+        if (t instanceof MalformedException || t instanceof IllegalArgumentException) {
+            return ApiException.malformed(t.getMessage());
+        }
+        if (t instanceof ResponseStatusException r) {
+            HttpStatus s = HttpStatus.valueOf(r.getStatusCode().value());
+            return new ApiException(s.name().toLowerCase(Locale.ROOT), s, r.getReason() == null ? s.getReasonPhrase()
+                    : r.getReason());
+        }
+        if (t instanceof LedgerException l) {
+            return new ApiException("internal", HttpStatus.INTERNAL_SERVER_ERROR, l.getMessage());
+        }
+        return new ApiException("internal", HttpStatus.INTERNAL_SERVER_ERROR, "internal error: " + t.getClass().getSimpleName());
+    }
+
+    private static ApiException fromReason(TxnException x) {
+        return switch (x.reason()) {
+            case OVERLOADED -> new ApiException("overloaded", HttpStatus.SERVICE_UNAVAILABLE, x.getMessage(), true);
+            case UNAVAILABLE -> new ApiException("unavailable", HttpStatus.SERVICE_UNAVAILABLE, x.getMessage(), true);
+            case CONFLICT -> new ApiException("conflict", HttpStatus.CONFLICT, x.getMessage(), true);
+            case BAD_SIGNATURE -> new ApiException("bad_signature", HttpStatus.BAD_REQUEST, x.getMessage());
+            case DUPLICATE -> new ApiException("duplicate", HttpStatus.CONFLICT, x.getMessage());
+            case STALE -> new ApiException("stale", HttpStatus.BAD_REQUEST, x.getMessage());
+            case WRONG_SHARD -> new ApiException("wrong_shard", HttpStatusCode.valueOf(421), x.getMessage());
+            case UNKNOWN_TRANSACTION -> new ApiException("unknown_transaction", HttpStatus.NOT_FOUND, x.getMessage());
+            case INVALID -> x.getMessage() != null && x.getMessage().contains("exceeds the limit")
+                    ? ApiException.tooLarge(x.getMessage()) : ApiException.malformed(x.getMessage());
+        };
+    }
+}

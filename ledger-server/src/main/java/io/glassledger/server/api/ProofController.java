@@ -1,0 +1,143 @@
+package io.glassledger.server.api;
+
+import io.glassledger.api.Dto;
+import io.glassledger.api.Wire;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.proof.AppendOnlyProof;
+import io.glassledger.core.proof.Digest;
+import io.glassledger.core.txn.ProofResult;
+import io.glassledger.core.txn.TxnEngine;
+import io.glassledger.server.shard.Shard;
+import io.glassledger.server.shard.ShardMetrics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Mono;
+
+@RestController
+@RequestMapping("/v1/proofs")
+class ProofController {
+    private final Shard shard;
+    private final Requests requests;
+    private final ShardMetrics metrics;
+
+    ProofController(Shard shard, Requests requests, ShardMetrics metrics) {
+        this.shard = shard;
+        this.requests = requests;
+        this.metrics = metrics;
+    }
+
+    @PostMapping("/keys")
+    Mono<Dto.KeysProofDto> keys(@RequestBody(required = false) Dto.ProveKeysRequest body) {
+        Dto.ProveKeysRequest req = requests.body(body);
+        List<Bytes> keys = requests.keys("keys", req.keys());
+        TxnEngine e = shard.engine();
+        long block = req.block() == null ? e.digest().blockNo() : Blocks.persisted(e, req.block());
+        return Mono.fromFuture(e.proveWrites(block, keys, Duration.ZERO)).map(this::dto);
+    }
+
+    @GetMapping("/append-only")
+    Mono<Dto.AppendOnlyProofDto> appendOnly(@RequestParam long from, @RequestParam(required = false) Long to) {
+        TxnEngine e = shard.engine();
+        return Mono.fromCallable(() -> {
+            long head = e.digest().blockNo();
+            long t = to == null ? head : to;
+            if (from < 0 || t > head || from > t) {
+                throw new ApiException(from > head ? "stale_digest" : "unknown_block",
+                        from > head ? HttpStatus.CONFLICT : HttpStatus.NOT_FOUND,
+                        "append-only proof from " + from + " to " + t + " with head " + head);
+            }
+            return appendOnly(e, from, t);
+        }).subscribeOn(shard.reads());
+    }
+
+    private Dto.AppendOnlyProofDto appendOnly(TxnEngine e, long from, long to) {
+        Digest a = e.digest(from);
+        Digest b = e.digest(to);
+        String proof = null;
+        if (from < to) {
+            AppendOnlyProof p = e.proveAppendOnly(from, to);
+            byte[] enc = p.encode();
+            metrics.proofSize(enc.length);
+            proof = Wire.b64(enc);
+        }
+        return new Dto.AppendOnlyProofDto(Wire.digest(a), Wire.digest(b), proof);
+    }
+
+    @PostMapping("/batch")
+    Mono<Dto.ProofBatchResponse> batch(@RequestBody(required = false) Dto.ProofBatchRequest body) {
+        Dto.ProofBatchRequest req = requests.body(body);
+        if (req.items() == null || req.items().isEmpty()) {
+            throw ApiException.malformed("items: at least one");
+        }
+        TxnEngine e = shard.engine();
+        long wait = req.waitMillis() == null ? 0 : req.waitMillis();
+        if (wait < 0 || wait > requests.limits().maxProofWait().toMillis()) {
+            throw ApiException.malformed("waitMillis: 0.." + requests.limits().maxProofWait().toMillis());
+        }
+        long head = e.digest().blockNo();
+        if (req.trustedBlock() != null && (req.trustedBlock() < 0 || req.trustedBlock() > head)) {
+            throw new ApiException("stale_digest", HttpStatus.CONFLICT, "trusted block " + req.trustedBlock()
+                    + " is beyond this shard's head " + head + ": a digest this server never gave");
+        }
+        int total = 0;
+        List<CompletableFuture<ProofResult>> fs = new ArrayList<>();
+        for (Dto.ProofItem item : req.items()) {
+            if (item == null) {
+                throw ApiException.malformed("items: null item");
+            }
+            List<Bytes> keys = requests.keys("items.keys", item.keys());
+            total += keys.size();
+            if (total > requests.limits().maxKeysPerRequest()) {
+                throw ApiException.tooLarge("a batch of more than " + requests.limits().maxKeysPerRequest() + " keys");
+            }
+            if (item.block() < 0 || item.block() >= e.promisedBound()) {
+                throw new ApiException("unknown_block", HttpStatus.NOT_FOUND, "block " + item.block()
+                        + " was never promised");
+            }
+            fs.add(e.proveWrites(item.block(), keys, Duration.ofMillis(wait)));
+        }
+        return Mono.fromFuture(CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)))
+                .publishOn(shard.reads())
+                .map(x -> {
+                    List<Dto.KeysProofDto> proofs = new ArrayList<>(fs.size());
+                    TreeMap<Long, Digest> digests = new TreeMap<>();
+                    for (CompletableFuture<ProofResult> f : fs) {
+                        ProofResult r = f.join();
+                        if (r instanceof ProofResult.Ready ready) {
+                            proofs.add(dto(r));
+                            digests.put(ready.proof().digest().blockNo(), ready.proof().digest());
+                        } else {
+                            proofs.add(Dtos.pending(((ProofResult.Pending) r).blockNo()));
+                        }
+                    }
+                    List<Dto.AppendOnlyProofDto> ao = new ArrayList<>();
+                    if (req.trustedBlock() != null) {
+                        for (long b : digests.keySet()) {
+                            if (b > req.trustedBlock()) {
+                                ao.add(appendOnly(e, req.trustedBlock(), b));
+                            }
+                        }
+                    }
+                    return new Dto.ProofBatchResponse(proofs, ao, Dtos.head(shard.signedHead()));
+                });
+    }
+
+    private Dto.KeysProofDto dto(ProofResult r) {
+        if (r instanceof ProofResult.Ready ready) {
+            Dto.KeysProofDto d = Dtos.proof(ready.proof());
+            metrics.proofSize(d.proof().length() * 3 / 4);
+            return d;
+        }
+        return Dtos.pending(((ProofResult.Pending) r).blockNo());
+    }
+}

@@ -1,0 +1,155 @@
+package io.glassledger.server.api;
+
+import io.glassledger.api.Dto;
+import io.glassledger.api.Wire;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.postree.Entry;
+import io.glassledger.core.postree.Mutation;
+import io.glassledger.core.txn.SignedTransaction;
+import io.glassledger.core.txn.Transaction;
+import io.glassledger.core.txn.TxState;
+import io.glassledger.core.txn.TxnEngine;
+import io.glassledger.server.auth.AuthStore;
+import io.glassledger.server.auth.Principal;
+import io.glassledger.server.shard.Shard;
+import io.glassledger.server.shard.ShardMetrics;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+
+@RestController
+@RequestMapping("/v1")
+class TxController {
+    private final Shard shard;
+    private final AuthStore auth;
+    private final Requests requests;
+    private final ShardMetrics metrics;
+
+    TxController(Shard shard, AuthStore auth, Requests requests, ShardMetrics metrics) {
+        this.shard = shard;
+        this.auth = auth;
+        this.requests = requests;
+        this.metrics = metrics;
+    }
+
+    @PostMapping("/tx/begin")
+    Mono<Dto.BeginResponse> begin() {
+        return Mono.fromCallable(() -> new Dto.BeginResponse(shard.number(), System.currentTimeMillis(),
+                Dtos.head(shard.signedHead()))).subscribeOn(shard.reads());
+    }
+
+    @PostMapping("/get")
+    Mono<Dto.ValuesResponse> get(@RequestBody(required = false) Dto.KeysRequest body) {
+        Dto.KeysRequest req = requests.body(body);
+        List<Bytes> keys = requests.keys("keys", req.keys());
+        return Mono.fromCallable(() -> {
+            TxnEngine e = shard.engine();
+            List<Dto.ValueDto> out = new ArrayList<>(keys.size());
+            if (req.block() == null && req.timestamp() == null) {
+                for (Bytes k : keys) {
+                    TxnEngine.Versioned v = e.get(k);
+                    out.add(new Dto.ValueDto(Wire.b64(k), Wire.b64(v.value()), v.version()));
+                }
+                return new Dto.ValuesResponse(out, null);
+            }
+            long block = req.block() != null ? Blocks.persisted(e, req.block()) : Blocks.atTimestamp(e, req.timestamp());
+            for (Bytes k : keys) {
+                Entry en = e.ledger().entry(k, block);
+                out.add(new Dto.ValueDto(Wire.b64(k), en == null || en.isTombstone() ? null : Wire.b64(en.value()),
+                        en == null ? 0 : en.version()));
+            }
+            return new Dto.ValuesResponse(out, block);
+        }).subscribeOn(shard.reads());
+    }
+
+    @PostMapping("/tx/commit")
+    Mono<Dto.PromiseDto> commit(@RequestBody(required = false) Dto.CommitRequest body, ServerWebExchange exchange) {
+        Dto.CommitRequest req = requests.body(body);
+        SignedTransaction stx = transaction(req.record(), Principal.of(exchange));
+        boolean wait = Boolean.TRUE.equals(req.waitPersisted());
+        long t0 = System.nanoTime();
+        return Mono.fromFuture(shard.engine().commit(stx, wait))
+                .doOnSuccess(p -> metrics.committed(stx.tx().writes().size(), System.nanoTime() - t0))
+                .doOnError(metrics::refused)
+                .map(Dtos::promise);
+    }
+
+    @PostMapping("/tx/prepare")
+    Mono<Dto.TxStateDto> prepare(@RequestBody(required = false) Dto.PrepareRequest body, ServerWebExchange exchange) {
+        SignedTransaction stx = transaction(requests.body(body).record(), Principal.of(exchange));
+        return Mono.fromFuture(shard.engine().prepare(stx)).doOnError(metrics::refused)
+                .thenReturn(new Dto.TxStateDto(stx.txId().hex(), TxState.PREPARED.name(), null));
+    }
+
+    @PostMapping("/tx/{txId}/commit")
+    Mono<Dto.PromiseDto> decideCommit(@PathVariable String txId) {
+        return Mono.fromFuture(shard.engine().decide(txId(txId), true)).map(Dtos::promise);
+    }
+
+    @PostMapping("/tx/{txId}/abort")
+    Mono<Dto.TxStateDto> decideAbort(@PathVariable String txId) {
+        return Mono.fromFuture(shard.engine().decide(txId(txId), false))
+                .then(Mono.just(new Dto.TxStateDto(txId, TxState.ABORTED.name(), null)));
+    }
+
+    @GetMapping("/tx/{txId}")
+    Mono<Dto.TxStateDto> status(@PathVariable String txId) {
+        return Mono.fromFuture(shard.engine().status(txId(txId)))
+                .map(s -> new Dto.TxStateDto(txId, s.name(), null));
+    }
+
+    private static Bytes txId(String hex) {
+        try {
+            return Wire.hex("txId", hex, Transaction.TX_ID_BYTES);
+        } catch (Wire.BadWireException e) {
+            throw ApiException.malformed(e.getMessage());
+        }
+    }
+
+    /** Decodes a signed transaction and checks it is within limits and signed by the caller's registered key. */
+    private SignedTransaction transaction(String b64, Principal caller) {
+        if (b64 == null) {
+            throw ApiException.malformed("record: missing");
+        }
+        var l = requests.limits();
+        if (b64.length() > (l.maxTransactionBytes() + 2) / 3 * 4 + 4) {
+            throw ApiException.tooLarge("transaction record over " + l.maxTransactionBytes() + " bytes");
+        }
+        Bytes rec = requests.decode("record", b64);
+        if (rec.length() > l.maxTransactionBytes()) {
+            throw ApiException.tooLarge("transaction record of " + rec.length() + " bytes, the limit is "
+                    + l.maxTransactionBytes());
+        }
+        SignedTransaction stx;
+        try {
+            stx = SignedTransaction.decode(rec);
+        } catch (RuntimeException e) {
+            throw ApiException.malformed("record: not a signed transaction (" + e.getMessage() + ")");
+        }
+        for (Mutation m : stx.tx().writes()) {
+            if (m.key().length() > l.maxKeyBytes()) {
+                throw ApiException.tooLarge("a written key of " + m.key().length() + " bytes, the limit is "
+                        + l.maxKeyBytes());
+            }
+            if (!m.isDelete() && m.value().length() > l.maxValueBytes()) {
+                throw ApiException.tooLarge("a value of " + m.value().length() + " bytes, the limit is "
+                        + l.maxValueBytes());
+            }
+        }
+        Bytes registered = auth.clientKey(caller.clientId()).orElseThrow(() -> new ApiException("wrong_client_key",
+                HttpStatus.FORBIDDEN, "client " + caller.clientId() + " has not registered an Ed25519 key"));
+        if (!registered.equals(stx.tx().clientKey())) {
+            throw new ApiException("wrong_client_key", HttpStatus.FORBIDDEN, "the transaction is signed by key "
+                    + stx.tx().clientKey().hex() + ", not the key registered for client " + caller.clientId());
+        }
+        return stx;
+    }
+}

@@ -1,0 +1,117 @@
+package io.glassledger.server.shard;
+
+import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.core.ledger.Block;
+import io.glassledger.core.proof.Digest;
+import io.glassledger.core.proof.SignedHead;
+import io.glassledger.core.txn.EngineConfig;
+import io.glassledger.core.txn.TxnEngine;
+import io.glassledger.server.LedgerProperties;
+import io.glassledger.server.tls.SelfSignedCertificate;
+import jakarta.annotation.PreDestroy;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The shard: its engine (opened from {@code <data>/shard-N}), the server's Ed25519 key ({@code <data>/server.key},
+ * hex seed, mode 600, made at first start) that signs ledger heads, and the executor for blocking ledger reads and
+ * proofs, which never run on a Netty event-loop thread.
+ */
+@Component
+public class Shard {
+    private static final Logger LOG = LoggerFactory.getLogger(Shard.class);
+
+    private final TxnEngine engine;
+    private final SigningKey serverKey;
+    private final ExecutorService readExecutor;
+    private final Scheduler reads;
+    private final AtomicReference<SignedHead> head = new AtomicReference<>();
+
+    public Shard(LedgerProperties props) {
+        Path data = props.dataDir();
+        try {
+            Files.createDirectories(data);
+            this.serverKey = loadOrCreateKey(data.resolve("server.key"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        EngineConfig cfg = EngineConfig.defaults(data.resolve("shard-" + props.shard()))
+                .withShard(props.shard())
+                .withPersistInterval(props.persistInterval())
+                .withMaxUnpersistedWrites(props.maxUnpersistedWrites());
+        this.engine = TxnEngine.open(cfg);
+        int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
+        this.readExecutor = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "glassledger-read");
+            t.setDaemon(true);
+            return t;
+        });
+        this.reads = Schedulers.fromExecutorService(readExecutor, "glassledger-read");
+        LOG.info("shard {} open at {}: head block {}, server key {}", props.shard(), data.toAbsolutePath(),
+                engine.digest().blockNo(), serverKey.publicKey().hex());
+    }
+
+    private static SigningKey loadOrCreateKey(Path p) throws IOException {
+        if (!Files.exists(p)) {
+            SigningKey k = SigningKey.generate();
+            SelfSignedCertificate.writePrivate(p, HexFormat.of().formatHex(k.seed()) + "\n");
+            return k;
+        }
+        return SigningKey.fromSeed(HexFormat.of().parseHex(Files.readString(p, StandardCharsets.UTF_8).trim()));
+    }
+
+    public TxnEngine engine() {
+        return engine;
+    }
+
+    public int number() {
+        return engine.shard();
+    }
+
+    public SigningKey serverKey() {
+        return serverKey;
+    }
+
+    /** Where blocking ledger reads and proof traversals run. */
+    public Scheduler reads() {
+        return reads;
+    }
+
+    /** The latest persisted digest, signed; re-signed only when the head moves. */
+    public SignedHead signedHead() {
+        Digest d = engine.digest();
+        SignedHead h = head.get();
+        if (h != null && h.digest().equals(d)) {
+            return h;
+        }
+        return signedHead(d);
+    }
+
+    /** The signed head of an older (or the latest) persisted digest. */
+    public SignedHead signedHead(Digest d) {
+        Block b = engine.ledger().block(d.blockNo());
+        SignedHead h = SignedHead.sign(serverKey, engine.shard(), d, b.timestamp());
+        if (d.equals(engine.digest())) {
+            head.set(h);
+        }
+        return h;
+    }
+
+    @PreDestroy
+    public void close() {
+        engine.close();
+        readExecutor.shutdown();
+    }
+}

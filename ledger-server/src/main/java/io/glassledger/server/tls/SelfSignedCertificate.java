@@ -1,0 +1,117 @@
+package io.glassledger.server.tls;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.KeyStore;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
+import java.security.spec.ECGenParameterSpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.HexFormat;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+
+/**
+ * The server's TLS identity when none is configured: an ECDSA P-256 key and a self-signed certificate for
+ * {@code localhost} and {@code 127.0.0.1}, made at first start and kept in {@code <data>/tls/server.p12} (password in
+ * {@code server.p12.password}, both mode 600), so the fingerprint clients pin stays the same across restarts.
+ */
+public final class SelfSignedCertificate {
+    public static final String ALIAS = "glassledger";
+
+    /** Where the keystore is and the SHA-256 fingerprint of its certificate (hex, what clients pin). */
+    public record Keystore(Path path, String password, String fingerprint, boolean created) {
+    }
+
+    private SelfSignedCertificate() {
+    }
+
+    public static Keystore loadOrCreate(Path dir) throws IOException, GeneralSecurityException {
+        Path ks = dir.resolve("server.p12");
+        Path pw = dir.resolve("server.p12.password");
+        boolean created = false;
+        if (!Files.exists(ks)) {
+            Files.createDirectories(dir);
+            String password = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
+            KeyStore store = create(password);
+            Path tmp = dir.resolve("server.p12.tmp");
+            try (OutputStream out = Files.newOutputStream(tmp)) {
+                store.store(out, password.toCharArray());
+            }
+            writePrivate(pw, password);
+            restrict(tmp);
+            Files.move(tmp, ks, StandardCopyOption.ATOMIC_MOVE);
+            created = true;
+        }
+        String password = Files.readString(pw, StandardCharsets.UTF_8).trim();
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(ks)) {
+            store.load(in, password.toCharArray());
+        }
+        X509Certificate cert = (X509Certificate) store.getCertificate(ALIAS);
+        return new Keystore(ks, password, fingerprint(cert), created);
+    }
+
+    public static String fingerprint(X509Certificate cert) throws GeneralSecurityException {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(cert.getEncoded()));
+    }
+
+    private static KeyStore create(String password) throws GeneralSecurityException, IOException {
+        KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
+        g.initialize(new ECGenParameterSpec("secp256r1"));
+        KeyPair kp = g.generateKeyPair();
+        X500Name name = new X500Name("CN=GlassLedger self-signed");
+        Instant now = Instant.now();
+        var builder = new JcaX509v3CertificateBuilder(name, new BigInteger(64, new SecureRandom()),
+                Date.from(now.minus(Duration.ofDays(1))), Date.from(now.plus(Duration.ofDays(3650))), name,
+                kp.getPublic());
+        builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
+            new GeneralName(GeneralName.dNSName, "localhost"),
+            new GeneralName(GeneralName.iPAddress, "127.0.0.1")}));
+        X509Certificate cert;
+        try {
+            cert = new JcaX509CertificateConverter().getCertificate(builder.build(
+                    new JcaContentSignerBuilder("SHA256withECDSA").build(kp.getPrivate())));
+        } catch (org.bouncycastle.operator.OperatorCreationException e) {
+            throw new GeneralSecurityException(e);
+        }
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        store.load(null, null);
+        store.setKeyEntry(ALIAS, kp.getPrivate(), password.toCharArray(), new X509Certificate[] {cert});
+        return store;
+    }
+
+    /** Writes a secret file readable by its owner only. */
+    public static void writePrivate(Path p, String content) throws IOException {
+        Path tmp = p.resolveSibling(p.getFileName() + ".tmp");
+        Files.writeString(tmp, content, StandardCharsets.UTF_8);
+        restrict(tmp);
+        Files.move(tmp, p, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private static void restrict(Path p) throws IOException {
+        try {
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-------"));
+        } catch (UnsupportedOperationException ignored) {
+            // not a POSIX file system: the directory's permissions apply
+        }
+    }
+}

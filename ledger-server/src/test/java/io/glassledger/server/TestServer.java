@@ -1,0 +1,73 @@
+package io.glassledger.server;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** A real server in this JVM: HTTPS on a random loopback port, data in a directory the test owns. */
+final class TestServer implements AutoCloseable {
+    final Path dataDir;
+    private final List<String> extraArgs;
+    private ConfigurableApplicationContext ctx;
+
+    TestServer(Path dataDir, String... extraArgs) {
+        this.dataDir = dataDir;
+        this.extraArgs = List.of(extraArgs);
+        start();
+    }
+
+    void start() {
+        List<String> args = new ArrayList<>(List.of("--server.port=0", "--glassledger.data-dir=" + dataDir,
+                "--glassledger.persist-interval=20ms", "--logging.level.root=WARN"));
+        args.addAll(extraArgs);
+        ctx = SpringApplication.run(GlassLedgerServer.class, args.toArray(String[]::new));
+    }
+
+    void restart() {
+        close();
+        start();
+    }
+
+    int port() {
+        return ((WebServerApplicationContext) ctx).getWebServer().getPort();
+    }
+
+    String url() {
+        return "https://127.0.0.1:" + port();
+    }
+
+    String fingerprint() {
+        return ctx.getEnvironment().getProperty("glassledger.tls.fingerprint");
+    }
+
+    <T> T bean(Class<T> type) {
+        return ctx.getBean(type);
+    }
+
+    String apiKey(String clientId) {
+        try {
+            for (String line : Files.readAllLines(dataDir.resolve("credentials.txt"))) {
+                String[] f = line.split("\t");
+                if (f.length == 3 && f[0].equals(clientId)) {
+                    return f[2];
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        throw new IllegalStateException("no credentials for " + clientId);
+    }
+
+    @Override
+    public void close() {
+        if (ctx != null) {
+            ctx.close();
+            ctx = null;
+        }
+    }
+}
