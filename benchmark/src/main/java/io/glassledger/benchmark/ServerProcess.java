@@ -1,0 +1,108 @@
+package io.glassledger.benchmark;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A real ledger-server process on loopback (the exec jar), started on a free port with its own data directory. It
+ * reads where the server listens and the certificate fingerprint from its log, the API keys from its credentials
+ * file, and the process's CPU time from /proc.
+ */
+final class ServerProcess implements AutoCloseable {
+    private static final Pattern LISTENING = Pattern.compile("listening on (https://[0-9.]+:\\d+)");
+    private static final Pattern PIN = Pattern.compile("TLS certificate SHA-256 \\(pin it\\): ([0-9a-f]{64})");
+
+    final Process process;
+    final String url;
+    final String fingerprint;
+    final Path dataDir;
+
+    ServerProcess(Path jar, Path dataDir, List<String> jvmOpts, List<String> args) throws IOException,
+            InterruptedException {
+        this.dataDir = dataDir;
+        Files.createDirectories(dataDir);
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmOpts);
+        cmd.addAll(List.of("-jar", jar.toString(), "--server.port=0", "--glassledger.data-dir=" + dataDir));
+        cmd.addAll(args);
+        process = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.PIPE).start();
+        CompletableFuture<String[]> found = new CompletableFuture<>();
+        Path log = dataDir.resolve("server-console.log");
+        Thread reader = new Thread(() -> {
+            String u = null;
+            String p = null;
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8)); var out = Files.newBufferedWriter(log)) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    out.write(line);
+                    out.newLine();
+                    out.flush();
+                    Matcher m = LISTENING.matcher(line);
+                    if (m.find()) {
+                        u = m.group(1);
+                    }
+                    m = PIN.matcher(line);
+                    if (m.find()) {
+                        p = m.group(1);
+                    }
+                    if (u != null && p != null && !found.isDone()) {
+                        found.complete(new String[] {u, p});
+                    }
+                }
+            } catch (IOException ignored) {
+                // the process ended
+            }
+            found.completeExceptionally(new IOException("server exited before it listened; see " + log));
+        }, "server-log");
+        reader.setDaemon(true);
+        reader.start();
+        String[] up;
+        try {
+            up = found.get(120, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            process.destroyForcibly();
+            throw new IOException("server did not start: " + e.getMessage() + " (log " + log + ")", e);
+        }
+        this.url = up[0];
+        this.fingerprint = up[1];
+    }
+
+    String apiKey(String clientId) throws IOException {
+        for (String line : Files.readAllLines(dataDir.resolve("credentials.txt"))) {
+            String[] f = line.split("\t");
+            if (f.length == 3 && f[0].equals(clientId)) {
+                return f[2];
+            }
+        }
+        throw new IOException("no API key for " + clientId);
+    }
+
+    /** CPU seconds (user + system) the server process has used so far, from /proc/PID/stat. */
+    double cpuSeconds() throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        // fields 14 and 15 of stat (utime, stime) are at 11 and 12 after the command name; clock ticks of 1/100 s
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
+        }
+    }
+}
