@@ -106,9 +106,9 @@ class ProofController {
             }
             fs.add(e.proveWrites(item.block(), keys, Duration.ofMillis(wait)));
         }
+        // allOf completes with null, an empty Mono: the answer is built after it, on the read executor.
         return Mono.fromFuture(CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)))
-                .publishOn(shard.reads())
-                .map(x -> {
+                .then(Mono.fromCallable(() -> {
                     List<Dto.KeysProofDto> proofs = new ArrayList<>(fs.size());
                     TreeMap<Long, Digest> digests = new TreeMap<>();
                     for (CompletableFuture<ProofResult> f : fs) {
@@ -129,7 +129,7 @@ class ProofController {
                         }
                     }
                     return new Dto.ProofBatchResponse(proofs, ao, Dtos.head(shard.signedHead()));
-                });
+                }).subscribeOn(shard.reads()));
     }
 
     private Dto.KeysProofDto dto(ProofResult r) {

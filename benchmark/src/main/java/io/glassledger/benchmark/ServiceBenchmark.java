@@ -1,0 +1,330 @@
+package io.glassledger.benchmark;
+
+import io.glassledger.client.ClientConfig;
+import io.glassledger.client.CommitPromise;
+import io.glassledger.client.GlassLedgerClient;
+import io.glassledger.client.GlassLedgerException;
+import io.glassledger.client.Txn;
+import io.glassledger.client.VerifierStats;
+import io.glassledger.core.crypto.SigningKey;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+
+/**
+ * {@code benchmark/run service}: GlassDB's workload X (§4.1) over HTTPS on loopback against a real ledger-server
+ * process with one shard. Each transaction has 10 operations on distinct random keys of a 100,000-key space, each a
+ * verified get-latest or a verified put with probability 1/2: the reads go in one multi-get, the puts are buffered,
+ * the transaction is signed and committed, and its promise (reads and writes) is verified by the SDK's background
+ * verifier after the 100 ms delay. Every promise of the window must verify.
+ */
+public final class ServiceBenchmark {
+    private static final int OPS = 10;
+    private static final PrintStream OUT = System.out;
+
+    record Options(int keys, double seconds, double warmup, int clients, long delayMs, long persistMs,
+                   Path dir, boolean quick) {
+        static Options parse(String[] args) {
+            boolean quick = List.of(args).contains("--quick");
+            int keys = quick ? 10_000 : 100_000;
+            double seconds = quick ? 4 : 20;
+            double warmup = quick ? 2 : 5;
+            int clients = 64;
+            long delay = 100;
+            long persist = 100;
+            Path dir = Path.of(System.getProperty("glassledger.bench.dir", "benchmark/work/service"));
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--quick" -> {
+                    }
+                    case "--keys" -> keys = Integer.parseInt(args[++i]);
+                    case "--seconds" -> seconds = Double.parseDouble(args[++i]);
+                    case "--warmup" -> warmup = Double.parseDouble(args[++i]);
+                    case "--clients" -> clients = Integer.parseInt(args[++i]);
+                    case "--delay-ms" -> delay = Long.parseLong(args[++i]);
+                    case "--persist-ms" -> persist = Long.parseLong(args[++i]);
+                    case "--dir" -> dir = Path.of(args[++i]);
+                    case "-h", "--help" -> {
+                        System.err.println("""
+                                usage: benchmark/run service [--quick] [--keys N] [--seconds S] [--warmup S] [--clients C]
+                                                             [--delay-ms MS] [--persist-ms MS] [--dir PATH]
+                                  workload X over HTTPS against a ledger-server process on loopback (one shard)
+                                  --keys N        key space, preloaded (default 100000; --quick 10000)
+                                  --seconds S     measured seconds (default 20; --quick 4)
+                                  --warmup S      unmeasured seconds before (default 5; --quick 2)
+                                  --clients C     closed-loop client threads sharing one SDK client (default 64)
+                                  --delay-ms MS   verification delay (default 100)
+                                  --persist-ms MS the server's persist interval (default 100)""");
+                        System.exit(0);
+                    }
+                    default -> throw new IllegalArgumentException("unknown option " + args[i]);
+                }
+            }
+            return new Options(keys, seconds, warmup, clients, delay, persist, dir.toAbsolutePath().normalize(), quick);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (RuntimeException e) {
+            System.err.println("benchmark/run service: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        System.exit(new ServiceBenchmark().run(o));
+    }
+
+    private static void log(String fmt, Object... a) {
+        System.err.printf("[service] " + fmt + "%n", a);
+    }
+
+    int run(Options o) throws Exception {
+        Path jar = Path.of(System.getProperty("glassledger.server.jar",
+                "ledger-server/target/ledger-server-0.1.0-SNAPSHOT-exec.jar")).toAbsolutePath();
+        wipe(o.dir());
+        Workload data = new Workload(o.keys(), 42);
+        String bench = "service.x";
+        List<String> serverJvm = new ArrayList<>(List.of("-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch"));
+        String extra = System.getenv("SERVER_JAVA_OPTS");  // e.g. a profiler: -XX:StartFlightRecording=...
+        if (extra != null && !extra.isBlank()) {
+            serverJvm.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        try (ServerProcess server = new ServerProcess(jar, o.dir().resolve("server"), serverJvm,
+                List.of("--glassledger.persist-interval=" + o.persistMs() + "ms", "--logging.level.root=WARN",
+                        "--logging.level.io.glassledger.server.StartupReport=INFO"))) {
+            log("server %s (pid %d), %d keys, %d clients, delay %d ms", server.url, server.process.pid(), o.keys(),
+                    o.clients(), o.delayMs());
+            ClientConfig cfg = ClientConfig.builder().url(server.url).apiKey(server.apiKey("default"))
+                    .pinnedCertSha256(server.fingerprint).signingKey(SigningKey.generate())
+                    .stateFile(o.dir().resolve("client-state.json")).verifyDelay(Duration.ofMillis(o.delayMs()))
+                    .build();
+            try (GlassLedgerClient client = GlassLedgerClient.connect(cfg)) {
+                preload(client, data);
+                VerifierStats vs0 = client.verifierStats();
+                Load load = new Load();
+                List<Thread> threads = new ArrayList<>();
+                for (int i = 0; i < o.clients(); i++) {
+                    long seed = 1000 + i;
+                    Thread t = new Thread(() -> clientLoop(client, data, load, seed), "x-client-" + i);
+                    t.setDaemon(true);
+                    threads.add(t);
+                    t.start();
+                }
+                Thread.sleep((long) (o.warmup() * 1000));
+                long c0 = load.committed.get();
+                double serverCpu0 = server.cpuSeconds();
+                double clientCpu0 = processCpu();
+                load.measuring = true;
+                long t0 = System.nanoTime();
+                Thread.sleep((long) (o.seconds() * 1000));
+                load.measuring = false;
+                double secs = (System.nanoTime() - t0) / 1e9;
+                long committed = load.measuredCommits.get();
+                double serverCpu = server.cpuSeconds() - serverCpu0;
+                double clientCpu = processCpu() - clientCpu0;
+                load.stop = true;
+                for (Thread t : threads) {
+                    t.join(60_000);
+                }
+                log("window: %d commits in %.1f s (%.0f tx/s); waiting for verification of %d promises", committed,
+                        secs, committed / secs, load.promises.size());
+                long verified = 0;
+                long failed = 0;
+                long pending = 0;
+                for (CommitPromise p : load.promises) {
+                    try {
+                        p.verification().get(120, TimeUnit.SECONDS);
+                        verified++;
+                    } catch (java.util.concurrent.TimeoutException e) {
+                        pending++;
+                    } catch (Exception e) {
+                        failed++;
+                        if (failed < 5) {
+                            log("promise %s failed verification: %s", p.txId().hex(), e.getCause());
+                        }
+                    }
+                }
+                double tps = committed / secs;
+                JsonLine.of(bench, "throughput", tps, "tx/s", ">= 3000").with("committed", committed)
+                        .with("seconds", secs).with("clients", o.clients()).with("keys", o.keys())
+                        .with("delay_ms", o.delayMs()).with("persist_ms", o.persistMs()).printTo(OUT);
+                JsonLine.of(bench, "abort_rate", ratio(load.conflicts.get(), load.conflicts.get() + committed), "ratio",
+                        null).with("conflicts", load.conflicts.get()).with("overloaded", load.overloaded.get())
+                        .printTo(OUT);
+                Stats lat = Stats.ofLongs(load.latencies.stream().mapToLong(Long::longValue).toArray());
+                JsonLine.of(bench, "tx_latency_p50", lat.median() / 1e6, "ms", null).with("p99", lat.quantile(0.99) / 1e6)
+                        .with("n", lat.count()).printTo(OUT);
+                JsonLine.of(bench, "tx_latency_p99", lat.quantile(0.99) / 1e6, "ms", null).printTo(OUT);
+                JsonLine.of(bench, "server_cpu_us_per_tx", serverCpu / committed * 1e6, "us", null)
+                        .with("server_cpu_s", serverCpu).with("cores_used", serverCpu / secs).printTo(OUT);
+                JsonLine.of(bench, "client_cpu_us_per_tx", clientCpu / committed * 1e6, "us", null)
+                        .with("client_cpu_s", clientCpu).printTo(OUT);
+                VerifierStats vs = client.verifierStats();
+                long proofBytes = vs.proofBytes() - vs0.proofBytes();
+                long claims = vs.claims() - vs0.claims();
+                JsonLine.of(bench, "proof_bytes_per_key", ratio(proofBytes, claims), "bytes", null)
+                        .with("proof_bytes", proofBytes).with("claims", claims)
+                        .with("batches", vs.batches() - vs0.batches())
+                        .with("append_only_bytes", vs.appendOnlyBytes() - vs0.appendOnlyBytes()).printTo(OUT);
+                JsonLine.of(bench, "verified", verified, "promises", null).printTo(OUT);
+                JsonLine.of(bench, "verify_failed", failed, "promises", "== 0").printTo(OUT);
+                JsonLine.of(bench, "verify_pending", pending, "promises", "== 0").printTo(OUT);
+                log("%.0f tx/s, abort rate %.3f, p50 %.1f ms, p99 %.1f ms, server %.0f us CPU per tx; verified %d, "
+                        + "failed %d, pending %d", tps, ratio(load.conflicts.get(), load.conflicts.get() + committed),
+                        lat.median() / 1e6, lat.quantile(0.99) / 1e6, serverCpu / committed * 1e6, verified, failed,
+                        pending);
+                if (load.error != null) {
+                    log("a client failed: %s", load.error);
+                    return 1;
+                }
+                return failed == 0 && pending == 0 ? 0 : 1;
+            }
+        } finally {
+            wipe(o.dir());
+        }
+    }
+
+    static final class Load {
+        volatile boolean measuring;
+        volatile boolean stop;
+        volatile Throwable error;
+        final AtomicLong committed = new AtomicLong();
+        final AtomicLong measuredCommits = new AtomicLong();
+        final AtomicLong conflicts = new AtomicLong();
+        final AtomicLong overloaded = new AtomicLong();
+        final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+        final ConcurrentLinkedQueue<CommitPromise> promises = new ConcurrentLinkedQueue<>();
+    }
+
+    private static void clientLoop(GlassLedgerClient client, Workload data, Load load, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        try {
+            while (!load.stop) {
+                int[] picks = distinct(r, data.size());
+                List<byte[]> reads = new ArrayList<>();
+                List<Integer> writes = new ArrayList<>();
+                for (int i : picks) {
+                    if (r.nextBoolean()) {
+                        reads.add(data.key(i).toByteArray());
+                    } else {
+                        writes.add(i);
+                    }
+                }
+                long t0 = System.nanoTime();
+                while (!load.stop) {
+                    try {
+                        Txn tx = client.begin();
+                        if (!reads.isEmpty()) {
+                            tx.getAll(reads);
+                        }
+                        for (int i : writes) {
+                            byte[] v = new byte[Workload.VALUE_BYTES];
+                            r.nextBytes(v);
+                            tx.put(data.key(i).toByteArray(), v);
+                        }
+                        CommitPromise p = tx.commit();
+                        load.committed.incrementAndGet();
+                        if (load.measuring) {
+                            load.measuredCommits.incrementAndGet();
+                            load.latencies.add(System.nanoTime() - t0);
+                            load.promises.add(p);
+                        }
+                        break;
+                    } catch (GlassLedgerException e) {
+                        if ("conflict".equals(e.code())) {
+                            if (load.measuring) {
+                                load.conflicts.incrementAndGet();
+                            }
+                        } else if ("overloaded".equals(e.code())) {
+                            if (load.measuring) {
+                                load.overloaded.incrementAndGet();
+                            }
+                            LockSupport.parkNanos(5_000_000 + r.nextInt(5_000_000));
+                        } else {
+                            throw e;
+                        }
+                    }
+                }
+            }
+        } catch (Throwable t) {
+            load.error = t;
+            load.stop = true;
+        }
+    }
+
+    private static int[] distinct(SplittableRandom r, int n) {
+        int[] out = new int[OPS];
+        outer:
+        for (int i = 0; i < OPS; ) {
+            int k = r.nextInt(n);
+            for (int j = 0; j < i; j++) {
+                if (out[j] == k) {
+                    continue outer;
+                }
+            }
+            out[i++] = k;
+        }
+        return out;
+    }
+
+    private static void preload(GlassLedgerClient client, Workload data) {
+        long t0 = System.nanoTime();
+        List<CommitPromise> ps = new ArrayList<>();
+        for (int from = 0; from < data.size(); from += 1000) {
+            int f = from;
+            while (true) {
+                try {
+                    Txn tx = client.begin();
+                    for (int i = f; i < Math.min(data.size(), f + 1000); i++) {
+                        tx.put(data.key(i).toByteArray(), data.value(i).toByteArray());
+                    }
+                    ps.add(tx.commit());
+                    break;
+                } catch (GlassLedgerException e) {
+                    if (!e.retryable()) {
+                        throw e;
+                    }
+                    LockSupport.parkNanos(50_000_000);
+                }
+            }
+        }
+        CompletableFuture.allOf(ps.stream().map(CommitPromise::verification).toArray(CompletableFuture[]::new)).join();
+        log("preloaded %d keys in %.1f s (all %d promises verified)", data.size(), (System.nanoTime() - t0) / 1e9,
+                ps.size());
+    }
+
+    private static double processCpu() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime() / 1e9;
+    }
+
+    private static double ratio(double a, double b) {
+        return b == 0 ? 0 : a / b;
+    }
+
+    private static void wipe(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}

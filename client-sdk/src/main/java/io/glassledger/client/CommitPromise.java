@@ -1,0 +1,122 @@
+package io.glassledger.client;
+
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.postree.Mutation;
+import io.glassledger.core.proof.KeyClaim;
+import io.glassledger.core.txn.Promise;
+import io.glassledger.core.txn.PromiseVerifier;
+import io.glassledger.core.txn.SignedTransaction;
+import io.glassledger.core.txn.Transaction;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What {@link Txn#commit()} returns: the shard's promise (GlassDB §3.3.3), the signed transaction it was given for,
+ * the values the transaction read, and the outcome of checking it, which the background verifier completes: with a
+ * {@link VerificationOutcome}, or exceptionally with an {@link IntegrityViolation} (or, if it could never be checked,
+ * a {@link GlassLedgerException} such as {@code closed}). It never completes normally without the proofs verified.
+ */
+public final class CommitPromise {
+    private final Bytes txId;
+    private final Promise promise;
+    private final SignedTransaction signed;
+    private final List<PromiseVerifier.Read> reads;
+    private final CompletableFuture<VerificationOutcome> outcome = new CompletableFuture<>();
+    private final long ackNanos;
+
+    CommitPromise(Promise promise, SignedTransaction signed, List<PromiseVerifier.Read> reads, long ackNanos) {
+        this.txId = signed.txId();
+        this.promise = promise;
+        this.signed = signed;
+        this.reads = List.copyOf(reads);
+        this.ackNanos = ackNanos;
+    }
+
+    /** A transaction with neither reads nor writes: nothing was sent, nothing to check. */
+    static CommitPromise nothing(Bytes txId) {
+        CommitPromise p = new CommitPromise(txId);
+        p.outcome.complete(new VerificationOutcome(txId, 0, null, 0, 0, Duration.ZERO));
+        return p;
+    }
+
+    private CommitPromise(Bytes txId) {
+        this.txId = txId;
+        this.promise = null;
+        this.signed = null;
+        this.reads = List.of();
+        this.ackNanos = System.nanoTime();
+    }
+
+    public Bytes txId() {
+        return txId;
+    }
+
+    /** The shard's promise; null when the transaction committed nothing ({@link #committedNothing()}). */
+    public Promise promise() {
+        return promise;
+    }
+
+    /** The signed transaction; null when the transaction committed nothing. */
+    public SignedTransaction signedTransaction() {
+        return signed;
+    }
+
+    public Transaction transaction() {
+        return signed == null ? null : signed.tx();
+    }
+
+    /** The promised block; 0 for a read-only transaction, which lands in no block, and for an empty one. */
+    public long block() {
+        return promise == null ? 0 : promise.blockNo();
+    }
+
+    public boolean committedNothing() {
+        return promise == null;
+    }
+
+    /** The values read, with the versions read: what the background verifier checks besides the writes. */
+    public List<PromiseVerifier.Read> reads() {
+        return reads;
+    }
+
+    /** The check's outcome. A copy of the verifier's future: completing it does not complete the check. */
+    public CompletableFuture<VerificationOutcome> verification() {
+        return outcome.copy();
+    }
+
+    CompletableFuture<VerificationOutcome> outcome() {
+        return outcome;
+    }
+
+    long ackNanos() {
+        return ackNanos;
+    }
+
+    List<Mutation> writes() {
+        return signed == null ? List.of() : signed.tx().writes();
+    }
+
+    /** The claims this promise makes, for evidence: each write's value (null: deleted), then each read's. */
+    List<KeyClaim> claims() {
+        List<KeyClaim> out = new ArrayList<>();
+        for (Mutation m : writes()) {
+            out.add(new KeyClaim(m.key(), m.value()));
+        }
+        for (PromiseVerifier.Read r : reads) {
+            out.add(new KeyClaim(r.key(), r.value()));
+        }
+        return out;
+    }
+
+    @Override
+    public String toString() {
+        if (promise == null) {
+            return "tx " + txId.hex() + ": nothing to commit";
+        }
+        return "promise: tx " + txId.hex() + " of shard " + promise.shard()
+                + (promise.readOnly() ? " (read-only)" : " in block " + promise.blockNo()) + ", served at "
+                + promise.served() + ", " + signed.tx().writes().size() + " writes, " + reads.size() + " reads";
+    }
+}

@@ -1,0 +1,391 @@
+package io.glassledger.client;
+
+import io.glassledger.api.Dto;
+import io.glassledger.api.Wire;
+import io.glassledger.core.proof.SignedHead;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Deferred verification (GlassDB §3.3.3). Promises wait until their due time (acknowledgement + verify delay); one
+ * thread then takes every due promise and asks for all their proofs in one {@code POST /v1/proofs/batch}
+ * ({@link ProofBatchPlanner}), checks the answer ({@link BatchChecker}), makes the proof digests trusted in block
+ * order ({@link TrustKeeper#adopt}), and completes each promise's future.
+ *
+ * <p>A PENDING block, a transport failure or a retryable error puts the promises back with a backoff; they are
+ * never completed as verified without their proofs. A failed proof, a fork, or {@code stale_digest} completes the
+ * promises concerned with an {@link IntegrityViolation}, which also goes to the violation handler. A non-retryable
+ * error (the server refuses the request itself) is retried a few times, then fails the promises with it: not
+ * verified, not a violation either.
+ */
+final class DeferredVerifier implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(DeferredVerifier.class.getName());
+    /** A round's request stays well under the server's 8 MiB body limit. */
+    private static final long MAX_ROUND_BYTES = 4L << 20;
+    private static final int MAX_REFUSALS = 5;
+    private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private final Api api;
+    private final TrustKeeper trust;
+    private final Violations violations;
+    private final int maxKeysPerItem;
+    private final Duration proofWait;
+    private final Duration requestTimeout;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final PriorityQueue<Entry> queue = new PriorityQueue<>(
+            Comparator.<Entry>comparingLong(e -> e.due).thenComparingLong(e -> e.seq));
+    private final Thread thread;
+    private long seq;
+    private boolean closed;
+    // The server's cap on keys per batch (all items together); halved if the server still answers too_large.
+    private volatile long roundKeyBudget;
+
+    private static final class Entry {
+        final CommitPromise promise;
+        final long seq;
+        long due;
+        int pendings;
+        int errors;
+        int refusals;
+
+        Entry(CommitPromise promise, long seq, long due) {
+            this.promise = promise;
+            this.seq = seq;
+            this.due = due;
+        }
+    }
+
+    DeferredVerifier(Api api, TrustKeeper trust, Violations violations, int maxKeysPerItem, Duration proofWait,
+                     Duration requestTimeout) {
+        this.api = api;
+        this.trust = trust;
+        this.violations = violations;
+        this.maxKeysPerItem = maxKeysPerItem;
+        this.proofWait = proofWait;
+        this.requestTimeout = requestTimeout;
+        this.roundKeyBudget = maxKeysPerItem;
+        this.thread = new Thread(this::run, "glassledger-verifier");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Queues a promise for checking {@code delay} after its acknowledgement. */
+    private final java.util.concurrent.atomic.LongAdder statBatches = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder statProofs = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder statProofBytes = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder statClaims = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder statAppendOnlyBytes =
+            new java.util.concurrent.atomic.LongAdder();
+
+    /** What the background verifier has received so far. */
+    VerifierStats stats() {
+        return new VerifierStats(statBatches.sum(), statProofs.sum(), statProofBytes.sum(), statClaims.sum(),
+                statAppendOnlyBytes.sum());
+    }
+
+    private void count(Dto.ProofBatchResponse resp) {
+        if (resp == null) {
+            return;
+        }
+        statBatches.increment();
+        if (resp.proofs() != null) {
+            for (Dto.KeysProofDto d : resp.proofs()) {
+                if (d != null && d.proof() != null && d.claims() != null) {
+                    statProofs.increment();
+                    statProofBytes.add(decodedLength(d.proof()));
+                    statClaims.add(d.claims().size());
+                }
+            }
+        }
+        if (resp.appendOnly() != null) {
+            for (Dto.AppendOnlyProofDto a : resp.appendOnly()) {
+                if (a != null && a.proof() != null) {
+                    statAppendOnlyBytes.add(decodedLength(a.proof()));
+                }
+            }
+        }
+    }
+
+    private static long decodedLength(String b64) {
+        int pad = b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0;
+        return (long) b64.length() / 4 * 3 - pad;
+    }
+
+    void submit(CommitPromise p, Duration delay) {
+        lock.lock();
+        try {
+            if (closed) {
+                p.outcome().completeExceptionally(closedException());
+                return;
+            }
+            queue.add(new Entry(p, seq++, p.ackNanos() + delay.toNanos()));
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    int queued() {
+        lock.lock();
+        try {
+            return queue.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void run() {
+        while (true) {
+            List<Entry> round;
+            try {
+                round = takeDue();
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (round == null) {
+                return;
+            }
+            try {
+                runRound(round);
+            } catch (RuntimeException e) {
+                // A bug must not stop verification for good, nor mark anything verified.
+                LOG.log(System.Logger.Level.ERROR, "proof round failed", e);
+                round.forEach(en -> retry(en, GlassLedgerException.transport("internal error: " + e, e)));
+            }
+        }
+    }
+
+    /** Blocks until promises are due; takes as many as fit in one request. Null once closed. */
+    private List<Entry> takeDue() throws InterruptedException {
+        lock.lock();
+        try {
+            while (true) {
+                if (closed) {
+                    return null;
+                }
+                Entry head = queue.peek();
+                long now = System.nanoTime();
+                if (head == null) {
+                    changed.await();
+                } else if (head.due - now > 0) {
+                    changed.awaitNanos(head.due - now);
+                } else {
+                    List<Entry> out = new ArrayList<>();
+                    long bytes = 0;
+                    long keys = 0;
+                    while ((head = queue.peek()) != null && head.due - now <= 0) {
+                        long b = ProofBatchPlanner.requestBytes(head.promise);
+                        long k = ProofBatchPlanner.keyCount(head.promise);
+                        if (!out.isEmpty() && (bytes + b > MAX_ROUND_BYTES || keys + k > roundKeyBudget)) {
+                            break;
+                        }
+                        out.add(queue.poll());
+                        bytes += b;
+                        keys += k;
+                    }
+                    return out;
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void runRound(List<Entry> round) {
+        TrustedState base = trust.current();
+        Map<CommitPromise, Entry> entries = new IdentityHashMap<>();
+        round.forEach(e -> entries.put(e.promise, e));
+        for (Set<CommitPromise> g : ProofBatchPlanner.conflictingPuts(new ArrayList<>(entries.keySet()))) {
+            for (CommitPromise p : g) {
+                fail(entries.remove(p), IntegrityViolation.builder(IntegrityViolation.Kind.BROKEN_PROMISE,
+                                "promises of tx " + g.stream().map(x -> x.txId().hex()).toList() + " put the same key "
+                                        + "in block " + p.block() + ", which holds one version of a key")
+                        .trust(base).claims(p.claims()).txIds(g.stream().map(CommitPromise::txId).toList()).build());
+            }
+        }
+        if (entries.isEmpty()) {
+            return;
+        }
+        List<ProofBatchPlanner.Item> items = ProofBatchPlanner.plan(new ArrayList<>(entries.keySet()), maxKeysPerItem);
+        BatchChecker checker = new BatchChecker(base);
+        try {
+            for (List<ProofBatchPlanner.Item> batch : batches(items)) {
+                Dto.ProofBatchRequest req = new Dto.ProofBatchRequest(batch.stream()
+                        .map(i -> new Dto.ProofItem(i.block(), i.keys().stream().map(Wire::b64).toList())).toList(),
+                        base.digest().blockNo(), proofWait.toMillis());
+                Dto.ProofBatchResponse resp = Violations.join(api.post("/v1/proofs/batch", req,
+                        Dto.ProofBatchResponse.class, requestTimeout.plus(proofWait)));
+                count(resp);
+                checker.check(batch, resp);
+            }
+        } catch (IntegrityViolation v) {
+            entries.values().forEach(e -> fail(e, v));
+            return;
+        } catch (GlassLedgerException e) {
+            if ("stale_digest".equals(e.code())) {
+                IntegrityViolation v = IntegrityViolation.builder(IntegrityViolation.Kind.STALE_DIGEST,
+                                "the server's head is behind the trusted block " + base.digest().blockNo() + ": "
+                                        + e.detail())
+                        .trust(base).txIds(entries.keySet().stream().map(CommitPromise::txId).toList()).cause(e)
+                        .build();
+                entries.values().forEach(en -> fail(en, v));
+                return;
+            }
+            if ("too_large".equals(e.code()) && roundKeyBudget > 1) {
+                roundKeyBudget = Math.max(1, roundKeyBudget / 2);
+            }
+            entries.values().forEach(en -> retry(en, e));
+            return;
+        }
+        Map<CommitPromise, BatchChecker.Result> results = checker.results();
+        adopt(checker, results);
+        for (Map.Entry<CommitPromise, Entry> e : entries.entrySet()) {
+            BatchChecker.Result r = results.get(e.getKey());
+            if (r == null) {
+                retry(e.getValue(), GlassLedgerException.badResponse("promise was in no item", null));
+            } else if (r.violation != null) {
+                fail(e.getValue(), r.violation);
+            } else if (r.error != null) {
+                retry(e.getValue(), r.error);
+            } else if (r.pending) {
+                pending(e.getValue());
+            } else {
+                CommitPromise p = e.getKey();
+                p.outcome().complete(new VerificationOutcome(p.txId(), p.block(), r.digest, r.writes, r.reads,
+                        Duration.ofNanos(System.nanoTime() - p.ackNanos())));
+            }
+        }
+    }
+
+    /**
+     * The round's items as requests within the server's limit on keys per batch: one request, unless a single
+     * promise is too big for one (its parts then go in several).
+     */
+    private List<List<ProofBatchPlanner.Item>> batches(List<ProofBatchPlanner.Item> items) {
+        List<List<ProofBatchPlanner.Item>> out = new ArrayList<>();
+        List<ProofBatchPlanner.Item> cur = new ArrayList<>();
+        long keys = 0;
+        for (ProofBatchPlanner.Item i : items) {
+            if (!cur.isEmpty() && keys + i.keys().size() > roundKeyBudget) {
+                out.add(cur);
+                cur = new ArrayList<>();
+                keys = 0;
+            }
+            cur.add(i);
+            keys += i.keys().size();
+        }
+        if (!cur.isEmpty()) {
+            out.add(cur);
+        }
+        return out;
+    }
+
+    /** Makes the round's digests trusted, oldest first; a digest that cannot be fails or delays those who used it. */
+    private void adopt(BatchChecker checker, Map<CommitPromise, BatchChecker.Result> results) {
+        if (checker.heads().isEmpty()) {
+            return;
+        }
+        SignedHead head = checker.heads().get(checker.heads().size() - 1);
+        try {
+            for (SignedHead h : checker.heads()) {
+                trust.observe(h);
+            }
+        } catch (IntegrityViolation v) {
+            results.values().forEach(r -> r.fail(v));
+            return;
+        }
+        for (BatchChecker.Link link : checker.links().values()) {
+            if (link.users().isEmpty()) {
+                continue;
+            }
+            try {
+                Violations.join(trust.adopt(link.digest(), link.fromBase(),
+                        head.digest().equals(link.digest()) ? head : null));
+            } catch (IntegrityViolation v) {
+                link.users().forEach(p -> results.get(p).fail(v));
+            } catch (GlassLedgerException e) {
+                link.users().forEach(p -> results.get(p).error = e);
+            }
+        }
+    }
+
+    private void fail(Entry e, IntegrityViolation v) {
+        if (e != null) {
+            violations.report(v);
+            e.promise.outcome().completeExceptionally(v);
+        }
+    }
+
+    private void pending(Entry e) {
+        e.pendings++;
+        // The server already waited proofWait for the block; ask again soon, then less eagerly.
+        requeue(e, Math.min(MAX_BACKOFF_NANOS, TimeUnit.MILLISECONDS.toNanos(20) << Math.min(e.pendings, 10)));
+    }
+
+    private void retry(Entry e, GlassLedgerException cause) {
+        if (!cause.retryable() && ++e.refusals > MAX_REFUSALS) {
+            e.promise.outcome().completeExceptionally(cause);
+            return;
+        }
+        e.errors++;
+        long backoff = Math.min(MAX_BACKOFF_NANOS, TimeUnit.MILLISECONDS.toNanos(50) << Math.min(e.errors, 10));
+        if (cause.retryAfter() != null) {
+            backoff = Math.max(backoff, cause.retryAfter().toNanos());
+        }
+        LOG.log(System.Logger.Level.DEBUG, "proof round for tx " + e.promise.txId().hex() + " will retry: "
+                + cause.getMessage());
+        requeue(e, backoff);
+    }
+
+    private void requeue(Entry e, long delayNanos) {
+        lock.lock();
+        try {
+            if (closed) {
+                e.promise.outcome().completeExceptionally(closedException());
+                return;
+            }
+            e.due = System.nanoTime() + delayNanos;
+            queue.add(e);
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static GlassLedgerException closedException() {
+        return new GlassLedgerException(GlassLedgerException.CLOSED, 0, false,
+                "the client was closed before the promise was verified");
+    }
+
+    /** Stops the thread; promises not yet verified fail with {@code closed}. */
+    @Override
+    public void close() {
+        List<Entry> left;
+        lock.lock();
+        try {
+            closed = true;
+            left = new ArrayList<>(queue);
+            queue.clear();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        try {
+            // A round in flight finishes on its own; what it puts back fails with closed (requeue sees closed).
+            thread.join(TimeUnit.SECONDS.toMillis(2));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        left.forEach(e -> e.promise.outcome().completeExceptionally(closedException()));
+    }
+}

@@ -1,0 +1,52 @@
+package io.glassledger.client;
+
+import io.glassledger.api.Dto;
+import io.glassledger.api.Wire;
+import io.glassledger.core.crypto.Ed25519;
+import io.glassledger.core.proof.KeyClaim;
+import io.glassledger.core.proof.SignedHead;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Conversions between the API's JSON records and ledger-core values that {@link Wire} does not cover. */
+final class Dtos {
+    private Dtos() {
+    }
+
+    static Dto.SignedHeadDto head(SignedHead h) {
+        return new Dto.SignedHeadDto(h.shard(), h.digest().blockNo(), h.digest().root().hex(), h.timestamp(),
+                h.serverKey().hex(), h.signature().hex());
+    }
+
+    /** Decodes (does not verify) a signed head; malformed fields throw {@link Wire.BadWireException}. */
+    static SignedHead head(String field, Dto.SignedHeadDto d) {
+        if (d == null) {
+            throw new Wire.BadWireException(field, "missing");
+        }
+        if (d.shard() < 0) {
+            throw new Wire.BadWireException(field + ".shard", "negative");
+        }
+        return new SignedHead(d.shard(), Wire.digest(field, new Dto.DigestDto(d.block(), d.hash())), d.timestamp(),
+                Wire.hex(field + ".serverKey", d.serverKey(), Ed25519.PUBLIC_KEY_BYTES),
+                Wire.hex(field + ".signature", d.signature(), Ed25519.SIGNATURE_BYTES));
+    }
+
+    static List<KeyClaim> claims(String field, List<Dto.ClaimDto> claims) {
+        if (claims == null) {
+            throw new Wire.BadWireException(field, "missing");
+        }
+        List<KeyClaim> out = new ArrayList<>(claims.size());
+        for (Dto.ClaimDto c : claims) {
+            out.add(new KeyClaim(Wire.requiredBytes(field + ".key", c.key()), Wire.bytes(field + ".value", c.value())));
+        }
+        return out;
+    }
+
+    static List<Dto.ClaimDto> claims(List<KeyClaim> claims) {
+        return claims.stream().map(c -> new Dto.ClaimDto(Wire.b64(c.key()), Wire.b64(c.value()))).toList();
+    }
+
+    static byte[] base64(String field, String b64) {
+        return Wire.requiredBytes(field, b64).unsafeArray();
+    }
+}

@@ -1,0 +1,69 @@
+package io.glassledger.client;
+
+import java.time.Duration;
+
+/**
+ * A request the server refused or the client could not complete: the problem's {@code code} (docs/API.md, Errors),
+ * its HTTP status, whether a retry can succeed, and the detail. Client-side codes have status 0:
+ * {@code transport} (no answer; retryable), {@code bad_response} (an answer that is not what the API specifies),
+ * {@code pending} (a proof's block is not persisted yet; retryable), {@code closed} (the client was closed).
+ *
+ * <p>Never used for a proof that fails or a ledger that forks: that is an {@link IntegrityViolation}.
+ */
+public class GlassLedgerException extends RuntimeException {
+    public static final String TRANSPORT = "transport";
+    public static final String BAD_RESPONSE = "bad_response";
+    public static final String PENDING = "pending";
+    public static final String CLOSED = "closed";
+
+    private final String code;
+    private final int status;
+    private final boolean retryable;
+    private final String detail;
+    private final Duration retryAfter;
+
+    public GlassLedgerException(String code, int status, boolean retryable, String detail, Duration retryAfter,
+                                Throwable cause) {
+        super(code + (status > 0 ? " (HTTP " + status + ")" : "") + (detail == null ? "" : ": " + detail), cause);
+        this.code = code;
+        this.status = status;
+        this.retryable = retryable;
+        this.detail = detail;
+        this.retryAfter = retryAfter;
+    }
+
+    public GlassLedgerException(String code, int status, boolean retryable, String detail) {
+        this(code, status, retryable, detail, null, null);
+    }
+
+    static GlassLedgerException transport(String detail, Throwable cause) {
+        return new GlassLedgerException(TRANSPORT, 0, true, detail, null, cause);
+    }
+
+    static GlassLedgerException badResponse(String detail, Throwable cause) {
+        return new GlassLedgerException(BAD_RESPONSE, 0, false, detail, null, cause);
+    }
+
+    /** The problem's {@code code}: {@code conflict}, {@code overloaded}, ... or a client-side code above. */
+    public String code() {
+        return code;
+    }
+
+    /** The HTTP status, or 0 when the server did not answer with one. */
+    public int status() {
+        return status;
+    }
+
+    public boolean retryable() {
+        return retryable;
+    }
+
+    public String detail() {
+        return detail;
+    }
+
+    /** The server's {@code Retry-After} (with {@code overloaded}), or null. */
+    public Duration retryAfter() {
+        return retryAfter;
+    }
+}

@@ -1,0 +1,205 @@
+package io.glassledger.client;
+
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.postree.Mutation;
+import io.glassledger.core.txn.PromiseVerifier;
+import io.glassledger.core.txn.Transaction;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Groups due promises into the items of one proof batch ({@code POST /v1/proofs/batch}): the written keys of each
+ * promise at its block, and its read keys at the blocks {@link PromiseVerifier#readsByBlock} names (reads of
+ * read-only transactions too). Checks of one block share items, keys merged, so one traversal serves them all; an
+ * item never has more than {@code maxKeys} keys, and a promise too big for one item is split into parts, each checked
+ * against its own item. Pure.
+ */
+final class ProofBatchPlanner {
+    private ProofBatchPlanner() {
+    }
+
+    /** Something one item's proof backs. */
+    sealed interface Check permits WriteCheck, ReadCheck {
+        CommitPromise promise();
+
+        List<Bytes> keys();
+    }
+
+    /** Writes of (part of) one promise, checked with {@link PromiseVerifier#verifyAll}. */
+    record WriteCheck(CommitPromise promise, Transaction part) implements Check {
+        @Override
+        public List<Bytes> keys() {
+            return part.writes().stream().map(Mutation::key).toList();
+        }
+    }
+
+    /** Reads of (part of) one promise at one block, checked with {@link PromiseVerifier#verifyReads}. */
+    record ReadCheck(CommitPromise promise, List<PromiseVerifier.Read> reads) implements Check {
+        ReadCheck {
+            reads = List.copyOf(reads);
+        }
+
+        @Override
+        public List<Bytes> keys() {
+            return reads.stream().map(PromiseVerifier.Read::key).toList();
+        }
+    }
+
+    /** Keys of one block to prove (sorted, distinct, at most the limit), and the checks their proof backs. */
+    record Item(long block, List<Bytes> keys, List<WriteCheck> writes, List<ReadCheck> reads) {
+        Item {
+            keys = List.copyOf(keys);
+            writes = List.copyOf(writes);
+            reads = List.copyOf(reads);
+        }
+    }
+
+    static List<Item> plan(List<CommitPromise> promises, int maxKeys) {
+        if (maxKeys < 1) {
+            throw new IllegalArgumentException("maxKeys must be positive");
+        }
+        TreeMap<Long, List<Check>> byBlock = new TreeMap<>();
+        for (CommitPromise p : promises) {
+            if (p.committedNothing()) {
+                continue;
+            }
+            Transaction tx = p.transaction();
+            if (!tx.isReadOnly()) {
+                byBlock.computeIfAbsent(p.block(), b -> new ArrayList<>()).addAll(splitWrites(p, tx, maxKeys));
+            }
+            if (!p.reads().isEmpty()) {
+                for (Map.Entry<Long, List<PromiseVerifier.Read>> e
+                        : PromiseVerifier.readsByBlock(p.promise(), p.reads()).entrySet()) {
+                    List<PromiseVerifier.Read> rs = e.getValue();
+                    List<Check> checks = byBlock.computeIfAbsent(e.getKey(), b -> new ArrayList<>());
+                    for (int i = 0; i < rs.size(); i += maxKeys) {
+                        checks.add(new ReadCheck(p, rs.subList(i, Math.min(rs.size(), i + maxKeys))));
+                    }
+                }
+            }
+        }
+        List<Item> out = new ArrayList<>();
+        for (Map.Entry<Long, List<Check>> e : byBlock.entrySet()) {
+            ItemBuilder cur = new ItemBuilder(e.getKey());
+            for (Check check : e.getValue()) {
+                List<Bytes> keys = check.keys();
+                int added = 0;
+                for (Bytes k : keys) {
+                    if (!cur.keys.contains(k)) {
+                        added++;
+                    }
+                }
+                if (!cur.isEmpty() && cur.keys.size() + added > maxKeys) {
+                    out.add(cur.build());
+                    cur = new ItemBuilder(e.getKey());
+                }
+                cur.add(check, keys);
+            }
+            if (!cur.isEmpty()) {
+                out.add(cur.build());
+            }
+        }
+        return out;
+    }
+
+    private static List<WriteCheck> splitWrites(CommitPromise p, Transaction tx, int maxKeys) {
+        List<Mutation> ws = tx.writes();
+        if (ws.size() <= maxKeys) {
+            return List.of(new WriteCheck(p, tx));
+        }
+        List<WriteCheck> parts = new ArrayList<>();
+        for (int i = 0; i < ws.size(); i += maxKeys) {
+            // Same id, key and shard, so PromiseVerifier accepts it as the promise's transaction; a subset of writes.
+            Transaction part = new Transaction(tx.txId(), tx.clientKey(), tx.shard(), tx.participants(), List.of(),
+                    ws.subList(i, Math.min(ws.size(), i + maxKeys)));
+            parts.add(new WriteCheck(p, part));
+        }
+        return parts;
+    }
+
+    /**
+     * Promises of one block that put the same key. A block holds one version of a key (FORMAT.md §15.4, rule 5), so
+     * all but one of them are false; {@link PromiseVerifier#verifyAll} catches this only among the promises checked
+     * together, and a split promise is not, so the whole round is checked here. Deletes are left out, as there.
+     */
+    static List<Set<CommitPromise>> conflictingPuts(List<CommitPromise> promises) {
+        Map<Long, Map<Bytes, CommitPromise>> seen = new HashMap<>();
+        Map<CommitPromise, Set<CommitPromise>> groups = new java.util.IdentityHashMap<>();
+        List<Set<CommitPromise>> out = new ArrayList<>();
+        for (CommitPromise p : promises) {
+            if (p.committedNothing() || p.block() == 0) {
+                continue;
+            }
+            Map<Bytes, CommitPromise> keys = seen.computeIfAbsent(p.block(), b -> new HashMap<>());
+            for (Mutation m : p.writes()) {
+                if (m.isDelete()) {
+                    continue;
+                }
+                CommitPromise other = keys.putIfAbsent(m.key(), p);
+                if (other != null && other != p) {
+                    Set<CommitPromise> g = groups.get(other);
+                    if (g == null) {
+                        g = new LinkedHashSet<>();
+                        g.add(other);
+                        groups.put(other, g);
+                        out.add(g);
+                    }
+                    g.add(p);
+                    groups.put(p, g);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Roughly the bytes a promise's keys add to a batch request (base64 and JSON punctuation). */
+    static long requestBytes(CommitPromise p) {
+        long n = 0;
+        for (Mutation m : p.writes()) {
+            n += 4L * (m.key().length() + 2) / 3 + 4;
+        }
+        for (PromiseVerifier.Read r : p.reads()) {
+            n += 4L * (r.key().length() + 2) / 3 + 4;
+        }
+        return n + 32;
+    }
+
+    /** The keys a promise adds to a batch. */
+    static int keyCount(CommitPromise p) {
+        return p.writes().size() + p.reads().size();
+    }
+
+    private static final class ItemBuilder {
+        final long block;
+        final TreeSet<Bytes> keys = new TreeSet<>();
+        final List<WriteCheck> writes = new ArrayList<>();
+        final List<ReadCheck> reads = new ArrayList<>();
+
+        ItemBuilder(long block) {
+            this.block = block;
+        }
+
+        boolean isEmpty() {
+            return writes.isEmpty() && reads.isEmpty();
+        }
+
+        void add(Check check, List<Bytes> ks) {
+            keys.addAll(ks);
+            if (check instanceof WriteCheck w) {
+                writes.add(w);
+            } else if (check instanceof ReadCheck r) {
+                reads.add(r);
+            }
+        }
+
+        Item build() {
+            return new Item(block, new ArrayList<>(keys), writes, reads);
+        }
+    }
+}

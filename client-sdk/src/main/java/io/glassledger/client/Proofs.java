@@ -1,0 +1,156 @@
+package io.glassledger.client;
+
+import io.glassledger.api.Dto;
+import io.glassledger.api.Wire;
+import io.glassledger.core.codec.MalformedException;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.proof.Digest;
+import io.glassledger.core.proof.KeyClaim;
+import io.glassledger.core.proof.KeysProof;
+import io.glassledger.core.proof.ProofVerifier;
+import io.glassledger.core.proof.SignedHead;
+import io.glassledger.core.proof.VerificationException;
+import io.glassledger.core.proof.Version;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Verified reads outside transactions: a keys proof, a history proof or a signed head is checked against the digest
+ * it came with, and that digest is then linked to the trusted chain ({@link TrustKeeper#adopt}); only then is the
+ * answer returned. The server's latest digest never goes back, so one older than what the client already trusted
+ * when it asked is a violation too ({@code STALE_DIGEST}).
+ */
+final class Proofs {
+    private final Api api;
+    private final TrustKeeper trust;
+
+    Proofs(Api api, TrustKeeper trust) {
+        this.api = api;
+        this.trust = trust;
+    }
+
+    /** {@code POST /v1/proofs/keys} for one key; {@code atBlock} null: the latest persisted block. */
+    CompletableFuture<ValueProof> value(Bytes key, Long atBlock) {
+        TrustedState t0 = trust.current();
+        return api.post("/v1/proofs/keys", new Dto.ProveKeysRequest(List.of(Wire.b64(key)), atBlock),
+                Dto.KeysProofDto.class).thenCompose(dto -> {
+                    if (dto != null && "PENDING".equals(dto.status())) {
+                        throw new GlassLedgerException(GlassLedgerException.PENDING, 0, true,
+                                "block " + atBlock + " is not persisted yet");
+                    }
+                    Digest d;
+                    List<KeyClaim> claims;
+                    byte[] proof;
+                    try {
+                        if (dto == null || !"READY".equals(dto.status())) {
+                            throw new Wire.BadWireException("status", "neither READY nor PENDING");
+                        }
+                        d = Wire.digest("digest", dto.digest());
+                        claims = Dtos.claims("claims", dto.claims());
+                        proof = Dtos.base64("proof", dto.proof());
+                    } catch (Wire.BadWireException e) {
+                        throw GlassLedgerException.badResponse("/v1/proofs/keys: " + e.getMessage(), e);
+                    }
+                    // "Latest" is the server's head when it took the request; the proof's digest may be a newer head.
+                    long block = atBlock == null ? dto.block() : atBlock;
+                    notBehind(t0, atBlock == null ? Math.min(block, d.blockNo()) : d.blockNo(), d, null);
+                    KeyClaim mine = null;
+                    try {
+                        KeysProof kp = KeysProof.decode(proof);
+                        if (kp.blockNo() != block || dto.block() != block) {
+                            throw new VerificationException("asked for block " + block + ", got a proof of block "
+                                    + kp.blockNo());
+                        }
+                        ProofVerifier.verifyBatch(d, block, claims, kp);
+                        for (KeyClaim c : claims) {
+                            if (c.key().equals(key)) {
+                                mine = c;
+                            }
+                        }
+                        if (mine == null) {
+                            throw new VerificationException("the proof makes no claim about key " + key);
+                        }
+                    } catch (MalformedException | IllegalArgumentException | VerificationException e) {
+                        throw IntegrityViolation.builder(IntegrityViolation.Kind.BAD_PROOF, "keys proof of "
+                                        + key + " at block " + block + ": " + e.getMessage())
+                                .trust(t0).serverDigest(d).proof(proof).claims(claims).cause(e).build();
+                    }
+                    ValueProof vp = new ValueProof(t0.shard(), key, mine.value(), block, claims, d, Bytes.wrap(proof),
+                            null, null);
+                    return trust.adopt(d, null, null).thenApply(s -> vp);
+                });
+    }
+
+    /** {@code p} with the signed head {@code h} (at or after its digest) and the append-only proof between them. */
+    CompletableFuture<ValueProof> withHead(ValueProof p, SignedHead h) {
+        if (h.digest().equals(p.digest())) {
+            return CompletableFuture.completedFuture(p.withHead(h, null));
+        }
+        return trust.fetchAppendOnly(p.digest().blockNo(), h.digest().blockNo()).thenApply(ao -> {
+            try {
+                ProofVerifier.verifyAppendOnly(p.digest(), h.digest(), ao);
+            } catch (VerificationException e) {
+                throw IntegrityViolation.builder(IntegrityViolation.Kind.FORK, "the signed head does not extend the "
+                                + "proof's digest: " + e.getMessage())
+                        .trust(trust.current()).serverDigest(p.digest()).serverHead(h).appendOnlyProof(ao.encode())
+                        .cause(e).build();
+            }
+            return p.withHead(h, Bytes.wrap(ao.encode()));
+        });
+    }
+
+    /** {@code POST /v1/history}. */
+    CompletableFuture<List<Version>> history(Bytes key, int n) {
+        TrustedState t0 = trust.current();
+        return api.post("/v1/history", new Dto.HistoryRequest(Wire.b64(key), n), Dto.HistoryResponse.class)
+                .thenCompose(dto -> {
+                    Digest d;
+                    List<Version> versions = new ArrayList<>();
+                    byte[] proof;
+                    try {
+                        if (dto == null || !key.equals(Wire.requiredBytes("key", dto.key()))
+                                || dto.versions() == null) {
+                            throw new Wire.BadWireException("key", "another key, or no versions");
+                        }
+                        d = Wire.digest("digest", dto.digest());
+                        for (Dto.VersionDto v : dto.versions()) {
+                            versions.add(new Version(Wire.bytes("versions.value", v.value()), v.block()));
+                        }
+                        proof = Dtos.base64("proof", dto.proof());
+                    } catch (Wire.BadWireException e) {
+                        throw GlassLedgerException.badResponse("/v1/history: " + e.getMessage(), e);
+                    }
+                    notBehind(t0, d.blockNo(), d, null);
+                    try {
+                        ProofVerifier.verifyHistory(d, key, n, versions, proof);
+                    } catch (VerificationException e) {
+                        throw IntegrityViolation.builder(IntegrityViolation.Kind.BAD_PROOF, "history of " + key
+                                        + ": " + e.getMessage())
+                                .trust(t0).serverDigest(d).proof(proof)
+                                .claims(versions.stream().map(v -> new KeyClaim(key, v.value())).toList()).cause(e)
+                                .build();
+                    }
+                    return trust.adopt(d, null, null).thenApply(s -> List.copyOf(versions));
+                });
+    }
+
+    /** {@code GET /v1/head}: verified against the pinned key, and trusted once linked. */
+    CompletableFuture<SignedHead> head() {
+        TrustedState t0 = trust.current();
+        return api.get("/v1/head", Dto.SignedHeadDto.class).thenCompose(dto -> {
+            SignedHead h = trust.checkHead(dto);
+            notBehind(t0, h.digest().blockNo(), h.digest(), h);
+            return trust.adopt(h.digest(), null, h).thenApply(s -> h);
+        });
+    }
+
+    /** {@code latest}: the block the server answered as its latest persisted one. */
+    private static void notBehind(TrustedState t0, long latest, Digest d, SignedHead h) {
+        if (latest < t0.digest().blockNo()) {
+            throw IntegrityViolation.builder(IntegrityViolation.Kind.STALE_DIGEST, "the server's latest block "
+                            + latest + " is older than block " + t0.digest().blockNo() + ", which it had already shown")
+                    .trust(t0).serverDigest(d).serverHead(h).build();
+        }
+    }
+}

@@ -1,0 +1,12 @@
+package io.glassledger.client;
+
+/**
+ * What the background verifier has received: proof-batch answers, the keys proofs in them with their encoded
+ * bytes and claims, and the bytes of the append-only proofs that came with them.
+ */
+public record VerifierStats(long batches, long proofs, long proofBytes, long claims, long appendOnlyBytes) {
+    /** Keys-proof bytes per claimed key (0 before the first proof). */
+    public double proofBytesPerKey() {
+        return claims == 0 ? 0 : (double) proofBytes / claims;
+    }
+}
