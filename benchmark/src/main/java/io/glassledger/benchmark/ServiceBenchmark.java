@@ -41,7 +41,7 @@ public final class ServiceBenchmark {
             boolean quick = List.of(args).contains("--quick");
             int keys = quick ? 10_000 : 100_000;
             double seconds = quick ? 4 : 20;
-            double warmup = quick ? 2 : 5;
+            double warmup = quick ? 2 : 30;
             int clients = 64;
             long delay = 100;
             long persist = 100;
@@ -64,7 +64,7 @@ public final class ServiceBenchmark {
                                   workload X over HTTPS against a ledger-server process on loopback (one shard)
                                   --keys N        key space, preloaded (default 100000; --quick 10000)
                                   --seconds S     measured seconds (default 20; --quick 4)
-                                  --warmup S      unmeasured seconds before (default 5; --quick 2)
+                                  --warmup S      unmeasured seconds before (default 30: the JIT of both JVMs; --quick 2)
                                   --clients C     closed-loop client threads sharing one SDK client (default 64)
                                   --delay-ms MS   verification delay (default 100)
                                   --persist-ms MS the server's persist interval (default 100)""");
