@@ -177,4 +177,35 @@ class ApiContractTest {
         assertTrue(headAfter.get("block").asLong() >= headBefore.get("block").asLong());
         assertEquals(Map.of("k", "v1"), Map.of("k", new String(Base64.getDecoder().decode(got.get("value").asText()))));
     }
+
+    @Test
+    void twoPhaseCommitOverHttpsAndOnlyTheSignerMayDecide() throws Exception {
+        var r = https.post("/v1/admin/api-keys", admin, Map.of("clientId", "mallory", "role", "client"));
+        String mallory = r.body().get("apiKey").asText();
+        SigningKey malloryKey = SigningKey.generate();
+        assertEquals(201, https.post("/v1/clients/key", mallory, Map.of("publicKey", malloryKey.publicKey().hex()))
+                .status());
+
+        SignedTransaction t = draft().put(b("2pc"), b("yes")).sign();
+        var prepared = https.post("/v1/tx/prepare", client, Map.of("record",
+                Base64.getEncoder().encodeToString(t.record())));
+        assertEquals(200, prepared.status(), String.valueOf(prepared.body()));
+        assertEquals("PREPARED", prepared.body().get("state").asText());
+        String id = t.txId().hex();
+        assertEquals("PREPARED", https.get("/v1/tx/" + id, client).body().get("state").asText());
+        // A key held by a prepared transaction conflicts.
+        problem(commit(draft().put(b("2pc"), b("no")).sign(), false), 409, "conflict");
+        // Another client may not decide it; the signer may, and repeating the decision gives the same answer.
+        problem(https.post("/v1/tx/" + id + "/commit", mallory, "{}"), 403, "forbidden");
+        problem(https.post("/v1/tx/" + id + "/abort", mallory, "{}"), 403, "forbidden");
+        var committed = https.post("/v1/tx/" + id + "/commit", client, "{}");
+        assertEquals(200, committed.status(), String.valueOf(committed.body()));
+        long block = committed.body().get("block").asLong();
+        assertTrue(block >= 1);
+        assertEquals(block, https.post("/v1/tx/" + id + "/commit", client, "{}").body().get("block").asLong());
+        problem(https.post("/v1/tx/" + id + "/abort", client, "{}"), 409, "already_decided");
+        assertEquals("COMMITTED", https.get("/v1/tx/" + id, client).body().get("state").asText());
+        var got = https.post("/v1/get", client, Map.of("keys", List.of(b64(b("2pc"))))).body().get("items").get(0);
+        assertEquals(b64(b("yes")), got.get("value").asText());
+    }
 }

@@ -143,6 +143,7 @@ public final class TxnEngine implements AutoCloseable {
     private final BlockSequencer sequencer;
     private final Map<Bytes, SignedTransaction> prepared = new LinkedHashMap<>();
     private final java.util.Set<Bytes> preparedIds = ConcurrentHashMap.newKeySet();
+    private final ConcurrentHashMap<Bytes, Bytes> preparedBy = new ConcurrentHashMap<>();
     private final Map<Bytes, Integer> readLocks = new HashMap<>();
     private final Map<Bytes, Bytes> writeLocks = new HashMap<>();
     private final Map<Bytes, Long> seen = new HashMap<>();
@@ -662,7 +663,7 @@ public final class TxnEngine implements AutoCloseable {
             if (earlier != null && (earlier.blockNo() >= 0) == d.commit()) {
                 d.done().complete(d.commit() ? earlier : null);
             } else if (earlier != null) {
-                abort(d.done(), new TxnException(Reason.INVALID, "transaction " + d.txId().hex()
+                abort(d.done(), new TxnException(Reason.ALREADY_DECIDED, "transaction " + d.txId().hex()
                         + " was already decided the other way"));
             } else {
                 abort(d.done(), new TxnException(Reason.UNKNOWN_TRANSACTION, "no prepared transaction "
@@ -713,6 +714,7 @@ public final class TxnEngine implements AutoCloseable {
     private void lock(SignedTransaction stx) {
         prepared.put(stx.txId(), stx);
         preparedIds.add(stx.txId());
+        preparedBy.put(stx.txId(), stx.tx().clientKey());
         for (Transaction.Read r : stx.tx().reads()) {
             readLocks.merge(r.key(), 1, Integer::sum);
         }
@@ -724,6 +726,7 @@ public final class TxnEngine implements AutoCloseable {
     private void unlock(SignedTransaction stx) {
         prepared.remove(stx.txId());
         preparedIds.remove(stx.txId());
+        preparedBy.remove(stx.txId());
         for (Transaction.Read r : stx.tx().reads()) {
             readLocks.computeIfPresent(r.key(), (k, n) -> n == 1 ? null : n - 1);
         }
@@ -1026,6 +1029,11 @@ public final class TxnEngine implements AutoCloseable {
         }
         r.expectEnd();
         return out;
+    }
+
+    /** The client key that signed a transaction prepared here and not yet decided. */
+    public java.util.Optional<Bytes> preparedBy(Bytes txId) {
+        return java.util.Optional.ofNullable(preparedBy.get(txId));
     }
 
     /** Transactions prepared and not yet decided (restored as such after a restart). */

@@ -23,6 +23,8 @@ public final class TxnException extends LedgerException {
         WRONG_SHARD(false),
         /** Malformed or over a configured limit. */
         INVALID(false),
+        /** A prepared transaction was already decided the other way. */
+        ALREADY_DECIDED(false),
         /** No prepared transaction has that id. */
         UNKNOWN_TRANSACTION(false),
         /** The engine is closed or has failed (for example, the disk); nothing more is accepted. */

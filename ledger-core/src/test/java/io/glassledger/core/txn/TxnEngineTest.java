@@ -276,7 +276,7 @@ class TxnEngineTest {
             assertNull(e.decide(t.txId(), false).get());
             assertEquals(TxState.ABORTED, e.status(t.txId()).get());
             assertEquals(TxState.UNKNOWN, e.status(Bytes.of(new byte[16])).get());
-            assertEquals(Reason.INVALID, failure(e.decide(t.txId(), true)).reason());
+            assertEquals(Reason.ALREADY_DECIDED, failure(e.decide(t.txId(), true)).reason());
             e.commit(draft().put(b("r"), b("x")).put(b("w"), b("y")).sign()).get();
             assertEquals(b("y"), e.get(b("w")).value());
         }

@@ -91,6 +91,7 @@ public final class Problems {
             case STALE -> new ApiException("stale", HttpStatus.BAD_REQUEST, x.getMessage());
             case WRONG_SHARD -> new ApiException("wrong_shard", HttpStatusCode.valueOf(421), x.getMessage());
             case UNKNOWN_TRANSACTION -> new ApiException("unknown_transaction", HttpStatus.NOT_FOUND, x.getMessage());
+            case ALREADY_DECIDED -> new ApiException("already_decided", HttpStatus.CONFLICT, x.getMessage());
             case INVALID -> x.getMessage() != null && x.getMessage().contains("exceeds the limit")
                     ? ApiException.tooLarge(x.getMessage()) : ApiException.malformed(x.getMessage());
         };

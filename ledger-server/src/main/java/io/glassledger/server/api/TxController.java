@@ -90,13 +90,15 @@ class TxController {
     }
 
     @PostMapping("/tx/{txId}/commit")
-    Mono<Dto.PromiseDto> decideCommit(@PathVariable String txId) {
-        return Mono.fromFuture(shard.engine().decide(txId(txId), true)).map(Dtos::promise);
+    Mono<Dto.PromiseDto> decideCommit(@PathVariable String txId, ServerWebExchange exchange) {
+        Bytes id = owned(txId, Principal.of(exchange));
+        return Mono.fromFuture(shard.engine().decide(id, true)).map(Dtos::promise);
     }
 
     @PostMapping("/tx/{txId}/abort")
-    Mono<Dto.TxStateDto> decideAbort(@PathVariable String txId) {
-        return Mono.fromFuture(shard.engine().decide(txId(txId), false))
+    Mono<Dto.TxStateDto> decideAbort(@PathVariable String txId, ServerWebExchange exchange) {
+        Bytes id = owned(txId, Principal.of(exchange));
+        return Mono.fromFuture(shard.engine().decide(id, false))
                 .then(Mono.just(new Dto.TxStateDto(txId, TxState.ABORTED.name(), null)));
     }
 
@@ -104,6 +106,18 @@ class TxController {
     Mono<Dto.TxStateDto> status(@PathVariable String txId) {
         return Mono.fromFuture(shard.engine().status(txId(txId)))
                 .map(s -> new Dto.TxStateDto(txId, s.name(), null));
+    }
+
+    /** Only the client whose key signed a prepared transaction (or an admin) may decide it. */
+    private Bytes owned(String hex, Principal caller) {
+        Bytes id = txId(hex);
+        var signer = shard.engine().preparedBy(id);
+        if (signer.isPresent() && caller.role() != io.glassledger.server.auth.Role.ADMIN
+                && !signer.equals(auth.clientKey(caller.clientId()))) {
+            throw new ApiException("forbidden", HttpStatus.FORBIDDEN, "transaction " + hex
+                    + " was prepared by another client");
+        }
+        return id;
     }
 
     private static Bytes txId(String hex) {
