@@ -76,9 +76,10 @@ final class Proofs {
                                         + key + " at block " + block + ": " + e.getMessage())
                                 .trust(t0).serverDigest(d).proof(proof).claims(claims).cause(e).build();
                     }
+                    SignedHead signed = signedHeadOf(dto.head(), d, "/v1/proofs/keys");
                     ValueProof vp = new ValueProof(t0.shard(), key, mine.value(), block, claims, d, Bytes.wrap(proof),
                             null, null);
-                    return trust.adopt(d, null, null).thenApply(s -> vp);
+                    return trust.adopt(d, null, signed).thenApply(s -> vp);
                 });
     }
 
@@ -98,6 +99,24 @@ final class Proofs {
             }
             return p.withHead(h, Bytes.wrap(ao.encode()));
         });
+    }
+
+    /**
+     * The signed head that came with an answer: checked under the pinned key, and it must sign the very digest the
+     * proof was checked against, so that trust reached through the answer has the server's signature behind it.
+     * Null when the server sent none (older servers).
+     */
+    private SignedHead signedHeadOf(Dto.SignedHeadDto dto, Digest d, String path) {
+        if (dto == null) {
+            return null;
+        }
+        SignedHead h = trust.checkHead(dto);
+        if (!h.digest().equals(d)) {
+            throw IntegrityViolation.builder(IntegrityViolation.Kind.BAD_SIGNATURE, path + " answered a proof against "
+                            + d + " with a signed head of " + h.digest())
+                    .trust(trust.current()).serverDigest(d).serverHead(h).build();
+        }
+        return h;
     }
 
     /** {@code POST /v1/history}. */
@@ -131,7 +150,8 @@ final class Proofs {
                                 .claims(versions.stream().map(v -> new KeyClaim(key, v.value())).toList()).cause(e)
                                 .build();
                     }
-                    return trust.adopt(d, null, null).thenApply(s -> List.copyOf(versions));
+                    SignedHead signed = signedHeadOf(dto.head(), d, "/v1/history");
+                    return trust.adopt(d, null, signed).thenApply(s -> List.copyOf(versions));
                 });
     }
 

@@ -70,7 +70,7 @@ class BatchCheckerTest {
         int i = blockIndex(4);
         Dto.KeysProofDto p = proofs.get(i);
         proofs.set(i, new Dto.KeysProofDto(p.block(), p.status(), p.digest(),
-                List.of(new Dto.ClaimDto(Wire.b64(b("a")), Wire.b64(b("999")))), p.proof()));
+                List.of(new Dto.ClaimDto(Wire.b64(b("a")), Wire.b64(b("999")))), p.proof(), null));
         BatchChecker c = check(new Dto.ProofBatchResponse(proofs, honest.appendOnly(), honest.head()));
 
         IntegrityViolation v = c.results().get(transfer).violation;
@@ -169,7 +169,7 @@ class BatchCheckerTest {
         Dto.KeysProofDto p = proofs.get(i);
         byte[] tampered = Wire.requiredBytes("p", p.proof()).toByteArray();
         tampered[tampered.length - 1] ^= 1;
-        proofs.set(i, new Dto.KeysProofDto(p.block(), p.status(), p.digest(), p.claims(), Wire.b64(tampered)));
+        proofs.set(i, new Dto.KeysProofDto(p.block(), p.status(), p.digest(), p.claims(), Wire.b64(tampered), null));
         IntegrityViolation v = check(new Dto.ProofBatchResponse(proofs, honest.appendOnly(), honest.head()))
                 .results().get(transfer).violation;
         Map<String, Object> m = v.evidence().toMap();

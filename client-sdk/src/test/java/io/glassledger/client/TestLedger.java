@@ -95,7 +95,7 @@ final class TestLedger {
         }
         long head = ledger.digest().blockNo();
         return new Dto.KeysProofDto(block, "READY", Wire.digest(ledger.digest()), claims,
-                Wire.b64(ledger.proveKeys(sorted, block, head).encode()));
+                Wire.b64(ledger.proveKeys(sorted, block, head).encode()), null);
     }
 
     Dto.AppendOnlyProofDto appendOnly(long from, long to) {
@@ -110,7 +110,7 @@ final class TestLedger {
         boolean ready = false;
         for (ProofBatchPlanner.Item i : items) {
             if (i.block() > head) {
-                proofs.add(new Dto.KeysProofDto(i.block(), "PENDING", null, null, null));
+                proofs.add(new Dto.KeysProofDto(i.block(), "PENDING", null, null, null, null));
             } else {
                 proofs.add(proof(i.block(), i.keys()));
                 ready = true;

@@ -63,8 +63,12 @@ public final class Dto {
     public record VersionDto(long block, String value) {
     }
 
-    /** The key's last versions at {@code digest}, newest first, with a history proof (FORMAT.md §12). */
-    public record HistoryResponse(String key, List<VersionDto> versions, DigestDto digest, String proof) {
+    /**
+     * The key's last versions at {@code digest}, newest first, with a history proof (FORMAT.md §12) and the
+     * server's signed head of {@code digest}.
+     */
+    public record HistoryResponse(String key, List<VersionDto> versions, DigestDto digest, String proof,
+                                  SignedHeadDto head) {
     }
 
     public record ScanRequest(String from, String to, Integer limit, Long block) {
@@ -83,9 +87,11 @@ public final class Dto {
 
     /**
      * A keys proof (FORMAT.md §10) of {@code claims} in the state of {@code block}, against {@code digest}.
-     * status PENDING (block not yet persisted; digest, claims and proof null) or READY.
+     * status PENDING (block not yet persisted; digest, claims and proof null) or READY. head: the server's signed
+     * head of {@code digest} (on {@code /v1/proofs/keys}; null inside a batch, whose answer carries one head).
      */
-    public record KeysProofDto(long block, String status, DigestDto digest, List<ClaimDto> claims, String proof) {
+    public record KeysProofDto(long block, String status, DigestDto digest, List<ClaimDto> claims, String proof,
+                               SignedHeadDto head) {
     }
 
     public record AppendOnlyProofDto(DigestDto from, DigestDto to, String proof) {

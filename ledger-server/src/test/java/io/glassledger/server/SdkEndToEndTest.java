@@ -130,6 +130,8 @@ class SdkEndToEndTest {
         GlassLedgerClient again = client(s, s.url(), Duration.ofMillis(20), "state.json");
         assertTrue(again.digest().blockNo() >= trusted, "trust went back after a restart");
         assertEquals("v", again.get("k"));
+        // Trust reached through a verified read has the server's signature behind it.
+        assertEquals(again.digest(), again.trustedState().signedHead().digest());
         assertTrue(Files.readString(dir.resolve("state.json")).contains(again.serverKey().hex()));
         assertTrue(violations.isEmpty(), violations.toString());
     }
@@ -169,6 +171,14 @@ class SdkEndToEndTest {
         LyingProxy proxy = keep(new LyingProxy(s.dataDir.resolve("tls"), s.url()));
         GlassLedgerClient victim = client(s, proxy.url(), Duration.ofMillis(20), "victim.json");
         victim.runTransaction(t -> t.put("balance", "100")).promise().verification().get(30, TimeUnit.SECONDS);
+
+        // A proof answered with a signed head of another digest.
+        String oldHead = json.writeValueAsString(json.readTree(https(s).get("/v1/head", s.apiKey("default")).body()
+                .toString()));
+        victim.runTransaction(t -> t.put("balance", "101")).promise().verification().get(30, TimeUnit.SECONDS);
+        proxy.lie((path, req, resp) -> path.equals("/v1/proofs/keys") ? withHead(resp, oldHead) : null);
+        IntegrityViolation signed = assertThrows(IntegrityViolation.class, () -> victim.get("balance"));
+        assertEquals(IntegrityViolation.Kind.BAD_SIGNATURE, signed.kind(), signed.getMessage());
 
         // A verified read whose claimed value was changed.
         proxy.lie((path, req, resp) -> path.equals("/v1/proofs/keys") ? changeClaims(resp) : null);
@@ -251,6 +261,20 @@ class SdkEndToEndTest {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private String withHead(String resp, String head) {
+        try {
+            ObjectNode root = (ObjectNode) json.readTree(resp);
+            root.set("head", json.readTree(head));
+            return json.writeValueAsString(root);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Https https(TestServer s) throws Exception {
+        return new Https(s.url(), s.fingerprint());
     }
 
     private String changeValues(String resp) {

@@ -21,13 +21,14 @@ final class Dtos {
         return new Dto.PromiseDto(p.txId().hex(), p.shard(), p.blockNo(), Wire.digest(p.served()));
     }
 
-    static Dto.KeysProofDto proof(BlockProof bp) {
+    static Dto.KeysProofDto proof(BlockProof bp, SignedHead head) {
         return new Dto.KeysProofDto(bp.blockNo(), "READY", Wire.digest(bp.digest()),
-                bp.claims().stream().map(Dtos::claim).toList(), Wire.b64(bp.proof().encode()));
+                bp.claims().stream().map(Dtos::claim).toList(), Wire.b64(bp.proof().encode()),
+                head == null ? null : head(head));
     }
 
     static Dto.KeysProofDto pending(long block) {
-        return new Dto.KeysProofDto(block, "PENDING", null, null, null);
+        return new Dto.KeysProofDto(block, "PENDING", null, null, null, null);
     }
 
     static Dto.ClaimDto claim(KeyClaim c) {

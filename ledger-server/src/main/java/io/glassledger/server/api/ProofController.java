@@ -42,7 +42,8 @@ class ProofController {
         List<Bytes> keys = requests.keys("keys", req.keys());
         TxnEngine e = shard.engine();
         long block = req.block() == null ? e.digest().blockNo() : Blocks.persisted(e, req.block());
-        return Mono.fromFuture(e.proveWrites(block, keys, Duration.ZERO)).map(this::dto);
+        return Mono.fromFuture(e.proveWrites(block, keys, Duration.ZERO)).publishOn(shard.reads())
+                .map(r -> dto(r, true));
     }
 
     @GetMapping("/append-only")
@@ -114,7 +115,7 @@ class ProofController {
                     for (CompletableFuture<ProofResult> f : fs) {
                         ProofResult r = f.join();
                         if (r instanceof ProofResult.Ready ready) {
-                            proofs.add(dto(r));
+                            proofs.add(dto(r, false));
                             digests.put(ready.proof().digest().blockNo(), ready.proof().digest());
                         } else {
                             proofs.add(Dtos.pending(((ProofResult.Pending) r).blockNo()));
@@ -132,9 +133,9 @@ class ProofController {
                 }).subscribeOn(shard.reads()));
     }
 
-    private Dto.KeysProofDto dto(ProofResult r) {
+    private Dto.KeysProofDto dto(ProofResult r, boolean signed) {
         if (r instanceof ProofResult.Ready ready) {
-            Dto.KeysProofDto d = Dtos.proof(ready.proof());
+            Dto.KeysProofDto d = Dtos.proof(ready.proof(), signed ? shard.signedHead(ready.proof().digest()) : null);
             metrics.proofSize(d.proof().length() * 3 / 4);
             return d;
         }

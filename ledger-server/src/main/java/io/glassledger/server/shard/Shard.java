@@ -101,6 +101,10 @@ public class Shard {
 
     /** The signed head of an older (or the latest) persisted digest. */
     public SignedHead signedHead(Digest d) {
+        SignedHead cached = head.get();
+        if (cached != null && cached.digest().equals(d)) {
+            return cached;
+        }
         Block b = engine.ledger().block(d.blockNo());
         SignedHead h = SignedHead.sign(serverKey, engine.shard(), d, b.timestamp());
         if (d.equals(engine.digest())) {
