@@ -16,7 +16,7 @@ import javax.net.ssl.X509TrustManager;
 
 /** Raw HTTPS for tests that must send what no SDK would: the server's certificate is pinned by its fingerprint. */
 final class Https {
-    record Response(int status, JsonNode body, String contentType, String text) {
+    record Response(int status, JsonNode body, String contentType, String text, String retryAfter) {
     }
 
     private final HttpClient http;
@@ -51,7 +51,7 @@ final class Https {
                 HttpResponse.BodyHandlers.ofString());
         String type = r.headers().firstValue("Content-Type").orElse("");
         JsonNode body = r.body().isEmpty() || !type.contains("json") ? null : json.readTree(r.body());
-        return new Response(r.statusCode(), body, type, r.body());
+        return new Response(r.statusCode(), body, type, r.body(), r.headers().firstValue("Retry-After").orElse(null));
     }
 
     private record Pinned(String fingerprint) implements X509TrustManager {

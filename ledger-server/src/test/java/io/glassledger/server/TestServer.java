@@ -22,8 +22,15 @@ final class TestServer implements AutoCloseable {
     }
 
     void start() {
-        List<String> args = new ArrayList<>(List.of("--server.port=0", "--glassledger.data-dir=" + dataDir,
-                "--glassledger.persist-interval=20ms", "--logging.level.root=WARN"));
+        List<String> args = new ArrayList<>();
+        // A property given twice on the command line binds as a list, so a test's own value replaces the default.
+        for (String d : List.of("--server.port=0", "--glassledger.data-dir=" + dataDir,
+                "--glassledger.persist-interval=20ms", "--logging.level.root=WARN")) {
+            String name = d.substring(0, d.indexOf('=') + 1);
+            if (extraArgs.stream().noneMatch(a -> a.startsWith(name))) {
+                args.add(d);
+            }
+        }
         args.addAll(extraArgs);
         ctx = SpringApplication.run(GlassLedgerServer.class, args.toArray(String[]::new));
     }
