@@ -47,12 +47,7 @@ public final class PromiseVerifier {
         if (promises.isEmpty()) {
             throw new VerificationException("no promises to verify");
         }
-        Map<Bytes, KeyClaim> claims = new HashMap<>();
-        for (KeyClaim c : proof.claims()) {
-            if (claims.put(c.key(), c) != null) {
-                throw new VerificationException("proof claims key " + c.key() + " twice");
-            }
-        }
+        Map<Bytes, KeyClaim> claims = claimsByKey(proof);
         Set<Bytes> written = new HashSet<>();
         for (Claim pc : promises) {
             Promise promise = pc.promise();
@@ -122,12 +117,7 @@ public final class PromiseVerifier {
         if (reads.isEmpty()) {
             throw new VerificationException("no reads to verify");
         }
-        Map<Bytes, KeyClaim> claims = new HashMap<>();
-        for (KeyClaim c : proof.claims()) {
-            if (claims.put(c.key(), c) != null) {
-                throw new VerificationException("proof claims key " + c.key() + " twice");
-            }
-        }
+        Map<Bytes, KeyClaim> claims = claimsByKey(proof);
         Map<Bytes, Long> versions = new HashMap<>();
         for (Read r : reads) {
             KeyClaim c = claims.get(r.key());
@@ -147,6 +137,16 @@ public final class PromiseVerifier {
         Digest next = advance(trusted, proof, appendOnly);
         ProofVerifier.verifyVersions(next, proof.blockNo(), proof.claims(), versions, proof.proof());
         return next;
+    }
+
+    private static Map<Bytes, KeyClaim> claimsByKey(BlockProof proof) throws VerificationException {
+        Map<Bytes, KeyClaim> claims = new HashMap<>();
+        for (KeyClaim c : proof.claims()) {
+            if (claims.put(c.key(), c) != null) {
+                throw new VerificationException("proof claims key " + c.key() + " twice");
+            }
+        }
+        return claims;
     }
 
     private static Digest advance(Digest trusted, BlockProof proof, AppendOnlyProof appendOnly)

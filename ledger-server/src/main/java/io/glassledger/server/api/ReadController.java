@@ -32,13 +32,7 @@ class ReadController {
     Mono<Dto.HistoryResponse> history(@RequestBody(required = false) Dto.HistoryRequest body) {
         Dto.HistoryRequest req = requests.body(body);
         Bytes key = requests.key("key", req.key());
-        int limit = req.limit() == null ? 10 : req.limit();
-        if (limit < 1) {
-            throw ApiException.malformed("limit: at least 1");
-        }
-        if (limit > requests.limits().maxHistory()) {
-            throw ApiException.tooLarge("limit: at most " + requests.limits().maxHistory());
-        }
+        int limit = requests.limit("limit", req.limit(), 10, requests.limits().maxHistory());
         return Mono.fromCallable(() -> {
             Digest d = shard.engine().digest();
             Ledger.History h = shard.engine().ledger().proveHistory(key, limit, d.blockNo());
@@ -55,13 +49,7 @@ class ReadController {
         Dto.ScanRequest req = requests.body(body);
         Bytes from = requests.optionalKey("from", req.from());
         Bytes to = requests.optionalKey("to", req.to());
-        int limit = req.limit() == null ? 100 : req.limit();
-        if (limit < 1) {
-            throw ApiException.malformed("limit: at least 1");
-        }
-        if (limit > requests.limits().maxScan()) {
-            throw ApiException.tooLarge("limit: at most " + requests.limits().maxScan());
-        }
+        int limit = requests.limit("limit", req.limit(), 100, requests.limits().maxScan());
         return Mono.fromCallable(() -> {
             long block = req.block() == null ? shard.engine().digest().blockNo()
                     : Blocks.persisted(shard.engine(), req.block());

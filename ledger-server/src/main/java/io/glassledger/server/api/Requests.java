@@ -40,6 +40,18 @@ class Requests {
         return k;
     }
 
+    /** An optional count: {@code dflt} when absent, at least 1, at most {@code max} (else 413). */
+    int limit(String field, Integer value, int dflt, int max) {
+        int n = value == null ? dflt : value;
+        if (n < 1) {
+            throw ApiException.malformed(field + ": at least 1");
+        }
+        if (n > max) {
+            throw ApiException.tooLarge(field + ": at most " + max);
+        }
+        return n;
+    }
+
     Bytes optionalKey(String field, String b64) {
         return b64 == null ? null : key(field, b64);
     }
