@@ -2,7 +2,6 @@ package io.glassledger.benchmark;
 
 import io.glassledger.core.ledger.BlockSpec;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.postree.TreeParams;
 import io.glassledger.core.proof.Digest;
 import io.glassledger.core.proof.VerificationException;
 import io.glassledger.core.store.RocksDbNodeStore;
@@ -11,7 +10,6 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
@@ -35,7 +33,6 @@ public final class CoreBenchmark {
     /** Decoded-node cache: large enough for the whole state of the 1M-key ledger, as a server would size it. */
     static final long NODE_CACHE_BYTES = 2L << 30;
 
-    private static final String MARKER = ".glassledger-benchmark";
 
     private final CoreOptions opts;
     private final PrintStream out = System.out;
@@ -62,7 +59,7 @@ public final class CoreBenchmark {
             return;
         }
         try {
-            prepareDir(opts.dir());
+            WorkDir.prepare(opts.dir());
         } catch (IllegalArgumentException e) {
             System.err.println("core: " + e.getMessage());
             System.exit(2);
@@ -86,7 +83,7 @@ public final class CoreBenchmark {
         log("core: %s keys, head target %d, dir %s, repeat %d, seed %d, tree %s%s, %d cpus, max heap %d MiB, "
                         + "load average %s", opts.keys(), opts.headTarget(), opts.dir(), opts.repeat(), opts.seed(),
                 opts.tree(), opts.quick() ? ", quick" : "",
-                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, loadAverage());
+                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, WorkDir.loadAverage());
         Workload data = new Workload(opts.keys(), opts.seed());
         SplittableRandom sampling = new SplittableRandom(opts.seed() ^ 0x5DEECE66DL);
         Digest beforeReopen;
@@ -134,7 +131,7 @@ public final class CoreBenchmark {
             }
             reportPersist("_nosync", false, timed, first + opts.nosyncWarmup());
         }
-        log("done; load average %s", loadAverage());
+        log("done; load average %s", WorkDir.loadAverage());
     }
 
     /**
@@ -226,46 +223,6 @@ public final class CoreBenchmark {
                 .with("sync", sync).with("first_block", firstBlock).printTo(out);
         JsonLine.of("persist", "ms_per_block" + suffix, ms.median(), "ms", null).spread(ms).with("sync", sync)
                 .with("block_keys", CoreOptions.UPDATE_KEYS).printTo(out);
-    }
-
-    /**
-     * Empties {@code dir}, refusing (IllegalArgumentException) to touch a non-empty directory that this harness did
-     * not create, so that a mistyped --dir cannot wipe anything else.
-     */
-    private static void prepareDir(Path dir) {
-        try {
-            if (Files.isDirectory(dir)) {
-                boolean empty;
-                try (Stream<Path> s = Files.list(dir)) {
-                    empty = s.findAny().isEmpty();
-                }
-                if (!empty && !Files.exists(dir.resolve(MARKER))) {
-                    throw new IllegalArgumentException("refusing to wipe " + dir + ": it is not empty and has no "
-                            + MARKER + " file; pass an empty or new --dir");
-                }
-                try (Stream<Path> s = Files.walk(dir)) {
-                    for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                        if (!p.equals(dir)) {
-                            Files.delete(p);
-                        }
-                    }
-                }
-            }
-            Files.createDirectories(dir);
-            Files.createFile(dir.resolve(MARKER));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** The 1-, 5- and 15-minute load averages, so that a run on a busy machine can be recognised. */
-    private static String loadAverage() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (IOException | RuntimeException e) {
-            return "unknown";
-        }
     }
 
     private void log(String format, Object... args) {

@@ -60,12 +60,12 @@ record CoreOptions(int keys, long headTarget, Path dir, boolean quick, int repea
             switch (a) {
                 case "--quick" -> {
                 }
-                case "--keys" -> keys = (int) number(a, value(args, ++i), 1000, Integer.MAX_VALUE);
-                case "--blocks" -> blocks = number(a, value(args, ++i), 2, 1L << 40);
-                case "--repeat" -> repeat = (int) number(a, value(args, ++i), 1, 1000);
-                case "--seed" -> seed = number(a, value(args, ++i), Long.MIN_VALUE, Long.MAX_VALUE);
-                case "--dir" -> dir = Path.of(value(args, ++i));
-                case "--tree" -> tree = tree(value(args, ++i));
+                case "--keys" -> keys = (int) Args.number(a, Args.value(args, ++i), 1000, Integer.MAX_VALUE);
+                case "--blocks" -> blocks = Args.number(a, Args.value(args, ++i), 2, 1L << 40);
+                case "--repeat" -> repeat = (int) Args.number(a, Args.value(args, ++i), 1, 1000);
+                case "--seed" -> seed = Args.number(a, Args.value(args, ++i), Long.MIN_VALUE, Long.MAX_VALUE);
+                case "--dir" -> dir = Path.of(Args.value(args, ++i));
+                case "--tree" -> tree = tree(Args.value(args, ++i));
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
@@ -86,31 +86,13 @@ record CoreOptions(int keys, long headTarget, Path dir, boolean quick, int repea
             throw new IllegalArgumentException("--tree needs four comma-separated numbers, got " + s);
         }
         try {
-            return new TreeParams((int) number("--tree", f[0], 1, Integer.MAX_VALUE),
-                    (int) number("--tree", f[1], 1, Integer.MAX_VALUE), (int) number("--tree", f[2], 1, 1024),
-                    (int) number("--tree", f[3], 1, 1024));
+            return new TreeParams((int) Args.number("--tree", f[0], 1, Integer.MAX_VALUE),
+                    (int) Args.number("--tree", f[1], 1, Integer.MAX_VALUE), (int) Args.number("--tree", f[2], 1, 1024),
+                    (int) Args.number("--tree", f[3], 1, 1024));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--tree " + s + ": " + e.getMessage());
         }
     }
 
-    private static String value(String[] args, int i) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(args[i - 1] + " needs a value");
-        }
-        return args[i];
-    }
 
-    private static long number(String flag, String s, long min, long max) {
-        long v;
-        try {
-            v = Long.parseLong(s.replace("_", ""));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(flag + " needs a number, got " + s);
-        }
-        if (v < min || v > max) {
-            throw new IllegalArgumentException(flag + " must be in [" + min + ", " + max + "], got " + v);
-        }
-        return v;
-    }
 }

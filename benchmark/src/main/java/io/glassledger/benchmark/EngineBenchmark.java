@@ -20,16 +20,12 @@ import io.glassledger.core.txn.TxnDraft;
 import io.glassledger.core.txn.TxnEngine;
 import io.glassledger.core.txn.TxnException;
 import io.glassledger.core.txn.TxnException.Reason;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +37,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Stream;
 
 /**
  * {@code benchmark/run engine}: one shard's {@link TxnEngine}, in process, under closed-loop clients. Each
@@ -59,7 +54,6 @@ import java.util.stream.Stream;
  * unexpected error; 2 for a usage error.
  */
 public final class EngineBenchmark {
-    private static final String MARKER = ".glassledger-benchmark";
     private static final int MEASURE_SAMPLES = 2000;
 
     private static final int WARMUP = 0;
@@ -93,7 +87,7 @@ public final class EngineBenchmark {
             return;
         }
         try {
-            prepareDir(opts.dir());
+            WorkDir.prepare(opts.dir());
         } catch (IllegalArgumentException e) {
             System.err.println("engine: " + e.getMessage());
             System.exit(2);
@@ -115,12 +109,12 @@ public final class EngineBenchmark {
                         + "dir %s, seed %d%s, %d cpus, max heap %d MiB, load average %s", opts.keys(), opts.clients(),
                 opts.seconds(), opts.warmup(), opts.configs().size(), opts.dir(), opts.seed(),
                 opts.quick() ? ", quick" : "", Runtime.getRuntime().availableProcessors(),
-                Runtime.getRuntime().maxMemory() >> 20, loadAverage());
+                Runtime.getRuntime().maxMemory() >> 20, WorkDir.loadAverage());
         measureCrypto();
         for (Config c : opts.configs()) {
             runConfig(c);
         }
-        log("done; load average %s%s", loadAverage(), failed ? "; SOME PROMISES DID NOT VERIFY or a client failed"
+        log("done; load average %s%s", WorkDir.loadAverage(), failed ? "; SOME PROMISES DID NOT VERIFY or a client failed"
                 : "");
     }
 
@@ -307,7 +301,7 @@ public final class EngineBenchmark {
 
     private void runConfig(Config c) throws InterruptedException, ExecutionException, TimeoutException {
         Path dir = opts.dir().resolve(c.bench());
-        deleteTree(dir);
+        WorkDir.deleteTree(dir);
         log("%s: persist interval %d ms, keys %s, signatures %s", c.bench(), c.persistMs(),
                 c.theta() == 0 ? "uniform" : "Zipf " + c.theta(), switch (c.sig()) {
                     case CHECK -> "signed and checked";
@@ -322,7 +316,7 @@ public final class EngineBenchmark {
         if (opts.maxUnpersisted() > 0) {
             ec = ec.withMaxUnpersistedWrites(opts.maxUnpersisted());
         }
-        String loadAtStart = loadAverage();
+        String loadAtStart = WorkDir.loadAverage();
         try (TxnEngine engine = TxnEngine.open(ec)) {
             preload(engine);
             Load load = new Load(engine, c);
@@ -371,7 +365,7 @@ public final class EngineBenchmark {
             WholeBlock wb = wholeBlockCost(engine, v);
             report(c, clients, seconds, drain, loadAtStart, s0, s1, s2, s3, v, wb);
         } finally {
-            deleteTree(dir);
+            WorkDir.deleteTree(dir);
         }
     }
 
@@ -643,7 +637,7 @@ public final class EngineBenchmark {
         line(c, "throughput", rate, "tx/s", c.hasTarget() ? ">= 10000" : null).with("committed", committed)
                 .with("engine_committed", engineCommitted).with("seconds", seconds).with("clients", opts.clients())
                 .with("keys", opts.keys()).with("load_average_start", loadAtStart)
-                .with("load_average_end", loadAverage()).printTo(out);
+                .with("load_average_end", WorkDir.loadAverage()).printTo(out);
         line(c, "abort_rate", (double) conflicts / Math.max(1, committed + conflicts), "ratio", null)
                 .with("conflicts", conflicts).with("engine_conflicts", engineConflicts)
                 .with("retried_txs", retried).with("overloaded", overloaded).printTo(out);
@@ -759,60 +753,6 @@ public final class EngineBenchmark {
 
     // ---------------------------------------------------------------- files
 
-    /**
-     * Empties {@code dir}, refusing (IllegalArgumentException) to touch a non-empty directory that this harness did
-     * not create, so that a mistyped --dir cannot wipe anything else.
-     */
-    private static void prepareDir(Path dir) {
-        try {
-            if (Files.isDirectory(dir)) {
-                boolean empty;
-                try (Stream<Path> s = Files.list(dir)) {
-                    empty = s.findAny().isEmpty();
-                }
-                if (!empty && !Files.exists(dir.resolve(MARKER))) {
-                    throw new IllegalArgumentException("refusing to wipe " + dir + ": it is not empty and has no "
-                            + MARKER + " file; pass an empty or new --dir");
-                }
-                try (Stream<Path> s = Files.list(dir)) {
-                    for (Path p : s.toList()) {
-                        if (!p.getFileName().toString().equals(MARKER)) {
-                            deleteTree(p);
-                        }
-                    }
-                }
-            }
-            Files.createDirectories(dir);
-            if (!Files.exists(dir.resolve(MARKER))) {
-                Files.createFile(dir.resolve(MARKER));
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void deleteTree(Path p) {
-        if (!Files.exists(p)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(p)) {
-            for (Path q : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(q);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** The 1-, 5- and 15-minute load averages, so that a run on a busy machine can be recognised. */
-    private static String loadAverage() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (IOException | RuntimeException e) {
-            return "unknown";
-        }
-    }
 
     private void log(String format, Object... args) {
         System.err.printf("[%7.1fs] %s%n", (System.nanoTime() - started) / 1e9, String.format(format, args));

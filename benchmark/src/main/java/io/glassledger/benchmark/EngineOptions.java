@@ -118,18 +118,18 @@ record EngineOptions(int keys, double seconds, double warmup, int clients, int w
             switch (a) {
                 case "--quick" -> {
                 }
-                case "--keys" -> keys = (int) number(a, value(args, ++i), 1000, 50_000_000);
-                case "--seconds" -> seconds = decimal(a, value(args, ++i), 0.5, 3600);
-                case "--warmup" -> warmup = decimal(a, value(args, ++i), 0, 3600);
-                case "--clients" -> clients = (int) number(a, value(args, ++i), 1, 4096);
-                case "--workers" -> workers = (int) number(a, value(args, ++i), 1, 256);
-                case "--proof-batch" -> proofBatch = (int) number(a, value(args, ++i), 1, 1 << 20);
-                case "--max-unpersisted" -> maxUnpersisted = number(a, value(args, ++i), 1, Long.MAX_VALUE);
-                case "--zipf" -> theta = decimal(a, value(args, ++i), 0, 5);
-                case "--persist-ms" -> persistMs = (int) number(a, value(args, ++i), 1, 60_000);
-                case "--sig" -> sig = Sig.parse(value(args, ++i));
-                case "--seed" -> seed = number(a, value(args, ++i), Long.MIN_VALUE, Long.MAX_VALUE);
-                case "--dir" -> dir = Path.of(value(args, ++i));
+                case "--keys" -> keys = (int) Args.number(a, Args.value(args, ++i), 1000, 50_000_000);
+                case "--seconds" -> seconds = Args.decimal(a, Args.value(args, ++i), 0.5, 3600);
+                case "--warmup" -> warmup = Args.decimal(a, Args.value(args, ++i), 0, 3600);
+                case "--clients" -> clients = (int) Args.number(a, Args.value(args, ++i), 1, 4096);
+                case "--workers" -> workers = (int) Args.number(a, Args.value(args, ++i), 1, 256);
+                case "--proof-batch" -> proofBatch = (int) Args.number(a, Args.value(args, ++i), 1, 1 << 20);
+                case "--max-unpersisted" -> maxUnpersisted = Args.number(a, Args.value(args, ++i), 1, Long.MAX_VALUE);
+                case "--zipf" -> theta = Args.decimal(a, Args.value(args, ++i), 0, 5);
+                case "--persist-ms" -> persistMs = (int) Args.number(a, Args.value(args, ++i), 1, 60_000);
+                case "--sig" -> sig = Sig.parse(Args.value(args, ++i));
+                case "--seed" -> seed = Args.number(a, Args.value(args, ++i), Long.MIN_VALUE, Long.MAX_VALUE);
+                case "--dir" -> dir = Path.of(Args.value(args, ++i));
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
@@ -158,36 +158,6 @@ record EngineOptions(int keys, double seconds, double warmup, int clients, int w
                 .normalize(), seed, quick, List.copyOf(configs));
     }
 
-    private static String value(String[] args, int i) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(args[i - 1] + " needs a value");
-        }
-        return args[i];
-    }
 
-    private static long number(String flag, String s, long min, long max) {
-        long v;
-        try {
-            v = Long.parseLong(s.replace("_", ""));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(flag + " needs a number, got " + s);
-        }
-        if (v < min || v > max) {
-            throw new IllegalArgumentException(flag + " must be in [" + min + ", " + max + "], got " + v);
-        }
-        return v;
-    }
 
-    private static double decimal(String flag, String s, double min, double max) {
-        double v;
-        try {
-            v = Double.parseDouble(s);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(flag + " needs a number, got " + s);
-        }
-        if (!(v >= min && v <= max)) {
-            throw new IllegalArgumentException(flag + " must be in [" + min + ", " + max + "], got " + s);
-        }
-        return v;
-    }
 }

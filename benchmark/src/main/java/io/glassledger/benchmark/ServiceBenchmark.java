@@ -7,14 +7,11 @@ import io.glassledger.client.GlassLedgerException;
 import io.glassledger.client.Txn;
 import io.glassledger.client.VerifierStats;
 import io.glassledger.core.crypto.SigningKey;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +19,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Stream;
 
 /**
  * {@code benchmark/run service}: GlassDB's workload X (§4.1) over HTTPS on loopback against a real ledger-server
@@ -50,13 +46,13 @@ public final class ServiceBenchmark {
                 switch (args[i]) {
                     case "--quick" -> {
                     }
-                    case "--keys" -> keys = Integer.parseInt(args[++i]);
-                    case "--seconds" -> seconds = Double.parseDouble(args[++i]);
-                    case "--warmup" -> warmup = Double.parseDouble(args[++i]);
-                    case "--clients" -> clients = Integer.parseInt(args[++i]);
-                    case "--delay-ms" -> delay = Long.parseLong(args[++i]);
-                    case "--persist-ms" -> persist = Long.parseLong(args[++i]);
-                    case "--dir" -> dir = Path.of(args[++i]);
+                    case "--keys" -> keys = (int) Args.number(args[i], Args.value(args, ++i), 1000, 50_000_000);
+                    case "--seconds" -> seconds = Args.decimal(args[i], Args.value(args, ++i), 0.5, 3600);
+                    case "--warmup" -> warmup = Args.decimal(args[i], Args.value(args, ++i), 0, 3600);
+                    case "--clients" -> clients = (int) Args.number(args[i], Args.value(args, ++i), 1, 4096);
+                    case "--delay-ms" -> delay = Args.number(args[i], Args.value(args, ++i), 0, 60_000);
+                    case "--persist-ms" -> persist = Args.number(args[i], Args.value(args, ++i), 1, 60_000);
+                    case "--dir" -> dir = Path.of(Args.value(args, ++i));
                     case "-h", "--help" -> {
                         System.err.println("""
                                 usage: benchmark/run service [--quick] [--keys N] [--seconds S] [--warmup S] [--clients C]
@@ -81,7 +77,8 @@ public final class ServiceBenchmark {
         Options o;
         try {
             o = Options.parse(args);
-        } catch (RuntimeException e) {
+            WorkDir.prepare(o.dir());
+        } catch (IllegalArgumentException e) {
             System.err.println("benchmark/run service: " + e.getMessage());
             System.exit(2);
             return;
@@ -96,7 +93,6 @@ public final class ServiceBenchmark {
     int run(Options o) throws Exception {
         Path jar = Path.of(System.getProperty("glassledger.server.jar",
                 "ledger-server/target/ledger-server-0.1.0-SNAPSHOT-exec.jar")).toAbsolutePath();
-        wipe(o.dir());
         Workload data = new Workload(o.keys(), 42);
         String bench = "service.x";
         List<String> serverJvm = new ArrayList<>(List.of("-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch"));
@@ -195,7 +191,7 @@ public final class ServiceBenchmark {
                 return failed == 0 && pending == 0 ? 0 : 1;
             }
         } finally {
-            wipe(o.dir());
+            WorkDir.deleteTree(o.dir());
         }
     }
 
@@ -315,16 +311,5 @@ public final class ServiceBenchmark {
 
     private static double ratio(double a, double b) {
         return b == 0 ? 0 : a / b;
-    }
-
-    private static void wipe(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 }

@@ -85,6 +85,11 @@ public record EngineConfig(Path dir, int shard, Duration persistInterval, boolea
                 treeParams, replayWindow, maxTxBytes, walSegmentBytes, clock, v, maxUnpersistedWrites);
     }
 
+    public EngineConfig withMaxTxBytes(int n) {
+        return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes,
+                treeParams, replayWindow, n, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
+    }
+
     public EngineConfig withMaxUnpersistedWrites(long n) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes,
                 treeParams, replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, n);

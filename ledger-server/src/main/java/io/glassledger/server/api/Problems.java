@@ -92,8 +92,8 @@ public final class Problems {
             case WRONG_SHARD -> new ApiException("wrong_shard", HttpStatusCode.valueOf(421), x.getMessage());
             case UNKNOWN_TRANSACTION -> new ApiException("unknown_transaction", HttpStatus.NOT_FOUND, x.getMessage());
             case ALREADY_DECIDED -> new ApiException("already_decided", HttpStatus.CONFLICT, x.getMessage());
-            case INVALID -> x.getMessage() != null && x.getMessage().contains("exceeds the limit")
-                    ? ApiException.tooLarge(x.getMessage()) : ApiException.malformed(x.getMessage());
+            // Size limits are the server's (the engine gets the same transaction limit), checked before the engine.
+            case INVALID -> ApiException.malformed(x.getMessage());
         };
     }
 }

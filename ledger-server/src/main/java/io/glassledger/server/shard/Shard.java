@@ -50,7 +50,8 @@ public class Shard {
         EngineConfig cfg = EngineConfig.defaults(data.resolve("shard-" + props.shard()))
                 .withShard(props.shard())
                 .withPersistInterval(props.persistInterval())
-                .withMaxUnpersistedWrites(props.maxUnpersistedWrites());
+                .withMaxUnpersistedWrites(props.maxUnpersistedWrites())
+                .withMaxTxBytes(props.limits().maxTransactionBytes());
         this.engine = TxnEngine.open(cfg);
         int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
         this.readExecutor = Executors.newFixedThreadPool(threads, r -> {
@@ -91,12 +92,7 @@ public class Shard {
 
     /** The latest persisted digest, signed; re-signed only when the head moves. */
     public SignedHead signedHead() {
-        Digest d = engine.digest();
-        SignedHead h = head.get();
-        if (h != null && h.digest().equals(d)) {
-            return h;
-        }
-        return signedHead(d);
+        return signedHead(engine.digest());
     }
 
     /** The signed head of an older (or the latest) persisted digest. */
