@@ -103,11 +103,25 @@ public final class TxnEngine implements AutoCloseable {
         }
     }
 
-    private sealed interface Request permits CommitReq, PrepareReq, DecideReq, SealReq, TruncateReq, StatusReq {
+    private sealed interface Request permits CommitReq, PrepareReq, DecideReq, SealReq, TruncateReq, StatusReq, ResolveReq {
     }
 
     private record StatusReq(Bytes txId, CompletableFuture<TxState> done) implements Request {
     }
+
+    private record ResolveReq(Bytes txId, CompletableFuture<TxState> done) implements Request {
+    }
+
+    /** A transaction prepared here and not yet decided, and since when (this process's clock). */
+    public record Held(SignedTransaction stx, long sinceNanos) {
+    }
+
+    /**
+     * How long a 2PC decision is remembered (and carried into new WAL segments) so that participants can ask for
+     * it: far longer than any prepare can wait, which the replay window and the participants' timeouts bound.
+     */
+    public static final long DECISION_RETENTION_MILLIS = TimeUnit.HOURS.toMillis(1);
+    private static final int MAX_DECISIONS = 1_000_000;
 
     private record CommitReq(SignedTransaction stx, CompletableFuture<Promise> done, boolean persistNow)
             implements Request {
@@ -142,15 +156,15 @@ public final class TxnEngine implements AutoCloseable {
     // Sequencer state: only the sequencer thread (or recovery, before it starts) touches these.
     private final BlockSequencer sequencer;
     private final Map<Bytes, SignedTransaction> prepared = new LinkedHashMap<>();
-    private final java.util.Set<Bytes> preparedIds = ConcurrentHashMap.newKeySet();
-    private final ConcurrentHashMap<Bytes, Bytes> preparedBy = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Bytes, Held> held = new ConcurrentHashMap<>();
     private final Map<Bytes, Integer> readLocks = new HashMap<>();
     private final Map<Bytes, Bytes> writeLocks = new HashMap<>();
     private final Map<Bytes, Long> seen = new HashMap<>();
     private final LinkedHashMap<Bytes, Promise> decided = new LinkedHashMap<>(1024, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Bytes, Promise> e) {
-            return size() > 100_000;
+            return size() > MAX_DECISIONS || Transaction.idMillis(e.getKey())
+                    < cfg.clock().getAsLong() - DECISION_RETENTION_MILLIS;
         }
     };
     private long lastSealTimestamp;
@@ -284,6 +298,14 @@ public final class TxnEngine implements AutoCloseable {
                             decided.put(id, new Promise(id, cfg.shard(), -1, ledger.digest()));
                         }
                     }
+                    case Wal.OUTCOME -> {
+                        ByteReader in = new ByteReader(r.payload());
+                        Bytes id = in.bytes(Transaction.TX_ID_BYTES);
+                        long b = in.u64();
+                        if (!prepared.containsKey(id)) {
+                            decided.put(id, new Promise(id, cfg.shard(), b, ledger.digest()));
+                        }
+                    }
                     case Wal.SEAL -> {
                         long ts = new ByteReader(r.payload()).u64();
                         BlockSequencer.Epoch e = sequencer.seal(ts);
@@ -397,6 +419,18 @@ public final class TxnEngine implements AutoCloseable {
     public CompletableFuture<Promise> decide(Bytes txId, boolean commit) {
         CompletableFuture<Promise> f = new CompletableFuture<>();
         enqueue(new DecideReq(txId, commit, f), f);
+        return f;
+    }
+
+    /**
+     * As the primary participant of a 2PC transaction (GlassLedger's durable decision, docs/ARCHITECTURE.md): the
+     * decision recorded here, recording ABORTED first if there is none. A transaction still prepared here is
+     * aborted; one never seen here gets a durable abort, so that a late prepare of it is refused. UNKNOWN only for a
+     * transaction id older than {@link #DECISION_RETENTION_MILLIS}, whose decision may have been forgotten.
+     */
+    public CompletableFuture<TxState> resolve(Bytes txId) {
+        CompletableFuture<TxState> f = new CompletableFuture<>();
+        enqueue(new ResolveReq(txId, f), f);
         return f;
     }
 
@@ -539,6 +573,8 @@ public final class TxnEngine implements AutoCloseable {
             s.done().completeExceptionally(e);
         } else if (r instanceof StatusReq q) {
             q.done().completeExceptionally(e);
+        } else if (r instanceof ResolveReq q) {
+            q.done().completeExceptionally(e);
         }
     }
 
@@ -555,7 +591,29 @@ public final class TxnEngine implements AutoCloseable {
             wal.deleteUpTo(t.persisted());
         } else if (r instanceof StatusReq q) {
             q.done().complete(statusOf(q.txId()));
+        } else if (r instanceof ResolveReq q) {
+            processResolve(q, after);
         }
+    }
+
+    private void processResolve(ResolveReq q, List<Runnable> after) {
+        Bytes id = q.txId();
+        if (prepared.containsKey(id)) {
+            processDecide(new DecideReq(id, false, new CompletableFuture<>()), after);
+        } else if (!decided.containsKey(id) && !seen.containsKey(id)) {
+            if (Transaction.idMillis(id) < cfg.clock().getAsLong() - DECISION_RETENTION_MILLIS) {
+                after.add(() -> q.done().complete(TxState.UNKNOWN));
+                return;
+            }
+            wal.append(Wal.OUTCOME, outcomeRecord(id, -1));
+            decided.put(id, new Promise(id, cfg.shard(), -1, ledger.digest()));
+        }
+        TxState s = statusOf(id);
+        after.add(() -> q.done().complete(s));  // after the batch's fsync: the answer is durable
+    }
+
+    private static byte[] outcomeRecord(Bytes txId, long block) {
+        return new ByteWriter(24).raw(txId.unsafeArray()).u64(block).toByteArray();
     }
 
     private TxnException admit(Transaction tx) {
@@ -566,7 +624,7 @@ public final class TxnEngine implements AutoCloseable {
             seen.values().removeIf(t -> t < floor);
             lastSeenPrune = now;
         }
-        if (seen.containsKey(tx.txId()) || prepared.containsKey(tx.txId())) {
+        if (seen.containsKey(tx.txId()) || prepared.containsKey(tx.txId()) || decided.containsKey(tx.txId())) {
             return new TxnException(Reason.DUPLICATE, "transaction " + tx.txId().hex() + " was already submitted");
         }
         long skew = Math.abs(now - Transaction.idMillis(tx.txId()));
@@ -706,15 +764,21 @@ public final class TxnEngine implements AutoCloseable {
         if (wal.segmentBytes() >= cfg.walSegmentBytes()) {
             List<byte[]> carried = new ArrayList<>(prepared.size());
             prepared.values().forEach(p -> carried.add(p.recordUnsafe()));
-            wal.startSegment(sequencer.epochBase(), carried);
+            List<byte[]> outcomes = new ArrayList<>();
+            long floor = cfg.clock().getAsLong() - DECISION_RETENTION_MILLIS;
+            decided.forEach((id, p) -> {
+                if (Transaction.idMillis(id) >= floor) {
+                    outcomes.add(outcomeRecord(id, p.blockNo()));
+                }
+            });
+            wal.startSegment(sequencer.epochBase(), carried, outcomes);
         }
         after.add(() -> s.done().complete(e));
     }
 
     private void lock(SignedTransaction stx) {
         prepared.put(stx.txId(), stx);
-        preparedIds.add(stx.txId());
-        preparedBy.put(stx.txId(), stx.tx().clientKey());
+        held.put(stx.txId(), new Held(stx, System.nanoTime()));
         for (Transaction.Read r : stx.tx().reads()) {
             readLocks.merge(r.key(), 1, Integer::sum);
         }
@@ -725,8 +789,7 @@ public final class TxnEngine implements AutoCloseable {
 
     private void unlock(SignedTransaction stx) {
         prepared.remove(stx.txId());
-        preparedIds.remove(stx.txId());
-        preparedBy.remove(stx.txId());
+        held.remove(stx.txId());
         for (Transaction.Read r : stx.tx().reads()) {
             readLocks.computeIfPresent(r.key(), (k, n) -> n == 1 ? null : n - 1);
         }
@@ -1033,12 +1096,18 @@ public final class TxnEngine implements AutoCloseable {
 
     /** The client key that signed a transaction prepared here and not yet decided. */
     public java.util.Optional<Bytes> preparedBy(Bytes txId) {
-        return java.util.Optional.ofNullable(preparedBy.get(txId));
+        Held h = held.get(txId);
+        return h == null ? java.util.Optional.empty() : java.util.Optional.of(h.stx().tx().clientKey());
     }
 
     /** Transactions prepared and not yet decided (restored as such after a restart). */
     public List<Bytes> preparedTransactions() {
-        return List.copyOf(preparedIds);
+        return List.copyOf(held.keySet());
+    }
+
+    /** Transactions prepared here and not yet decided, with when they were prepared (or recovered). */
+    public List<Held> held() {
+        return List.copyOf(held.values());
     }
 
     public Stats stats() {

@@ -31,6 +31,7 @@ final class Wal implements AutoCloseable {
     static final int DECIDE_COMMIT = 3;
     static final int DECIDE_ABORT = 4;
     static final int SEAL = 5;
+    static final int OUTCOME = 6;
     static final int MAX_RECORD = SignedTransaction.MAX_RECORD_BYTES + 16;
     private static final byte[] MAGIC = {'G', 'L', 'W', 'A', 'L', '1'};
 
@@ -147,6 +148,11 @@ final class Wal implements AutoCloseable {
      * still prepared. Durable (file and directory) before it returns.
      */
     void startSegment(long epochBase, List<byte[]> preparedRecords) {
+        startSegment(epochBase, preparedRecords, List.of());
+    }
+
+    /** {@link #startSegment(long, List)} also carrying the outcome records of recent 2PC decisions. */
+    void startSegment(long epochBase, List<byte[]> preparedRecords, List<byte[]> outcomeRecords) {
         flush();
         long seq = segments.stream().mapToLong(Segment::seq).max().orElse(0) + 1;
         Path p = dir.resolve(String.format("wal-%016d.log", seq));
@@ -159,6 +165,9 @@ final class Wal implements AutoCloseable {
             append(HEADER, new ByteWriter(16).raw(MAGIC).u64(epochBase).toByteArray());
             for (byte[] r : preparedRecords) {
                 append(PREPARE, r);
+            }
+            for (byte[] r : outcomeRecords) {
+                append(OUTCOME, r);
             }
             flush();
             if (fsync) {
