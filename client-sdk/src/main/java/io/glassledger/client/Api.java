@@ -28,6 +28,7 @@ final class Api {
     private final String base;
     private final String authorization;
     private final Duration timeout;
+    private volatile String mapVersion;
 
     /**
      * @param apiKey null: no Authorization header (auditors get no API key of ours)
@@ -57,6 +58,11 @@ final class Api {
         return base;
     }
 
+    /** Names this shard map version in every later request, so a server with another map refuses them. */
+    void routeWith(long version) {
+        mapVersion = Long.toString(version);
+    }
+
     <T> CompletableFuture<T> get(String path, Class<T> type) {
         return send(request(path, timeout).GET().build(), type);
     }
@@ -76,6 +82,10 @@ final class Api {
                 .header("Accept", "application/json, application/problem+json");
         if (authorization != null) {
             b.header("Authorization", authorization);
+        }
+        String v = mapVersion;
+        if (v != null) {
+            b.header(io.glassledger.api.Wire.SHARD_MAP_HEADER, v);
         }
         return b;
     }

@@ -21,7 +21,8 @@ public final class ClientConfig {
     public static final int DEFAULT_MAX_RETRIES = 8;
     private static final System.Logger LOG = System.getLogger(GlassLedgerClient.class.getName());
 
-    private final URI url;
+    private final List<URI> shards;
+    private final Long shardMapVersion;
     private final String apiKey;
     private final SigningKey signingKey;
     private final Path keyFile;
@@ -35,10 +36,19 @@ public final class ClientConfig {
     private final int maxRetries;
 
     private ClientConfig(Builder b) {
-        url = Objects.requireNonNull(b.url, "url");
-        if (!"https".equalsIgnoreCase(url.getScheme()) || url.getHost() == null) {
-            throw new IllegalArgumentException("url must be https://host[:port], got " + url);
+        if (b.shards == null || b.shards.isEmpty()) {
+            throw new NullPointerException("url (or shards)");
         }
+        shards = List.copyOf(b.shards);
+        for (URI url : shards) {
+            if (!"https".equalsIgnoreCase(url.getScheme()) || url.getHost() == null) {
+                throw new IllegalArgumentException("url must be https://host[:port], got " + url);
+            }
+        }
+        if (b.shardMapVersion != null && b.shardMapVersion < 1) {
+            throw new IllegalArgumentException("shardMapVersion must be at least 1");
+        }
+        shardMapVersion = b.shardMapVersion;
         apiKey = Objects.requireNonNull(b.apiKey, "apiKey");
         if (apiKey.isBlank()) {
             throw new IllegalArgumentException("apiKey is empty");
@@ -73,12 +83,7 @@ public final class ClientConfig {
 
     /** A SHA-256 fingerprint as 64 lowercase hex digits; accepts upper case and {@code AB:CD:...} (keytool's form). */
     public static String normalizeFingerprint(String fp) {
-        String hex = fp.replace(":", "").trim().toLowerCase(java.util.Locale.ROOT);
-        if (hex.length() != 64) {
-            throw new IllegalArgumentException("a SHA-256 fingerprint is 64 hex digits, got " + hex.length());
-        }
-        HexFormat.of().parseHex(hex);
-        return hex;
+        return io.glassledger.api.PinnedTrustManager.normalizeFingerprint(fp);
     }
 
     private static Duration nonNegative(String name, Duration d) {
@@ -89,9 +94,19 @@ public final class ClientConfig {
         return d;
     }
 
-    /** The server, {@code https://host:port}. */
+    /** The server, {@code https://host:port}; in a cluster, shard 0's. */
     public URI url() {
-        return url;
+        return shards.get(0);
+    }
+
+    /** Every shard's server in shard order: one for a single server. */
+    public List<URI> shards() {
+        return shards;
+    }
+
+    /** The shard map version to route with; null: the cluster's, read from {@code /v1/info} at connect. */
+    public Long shardMapVersion() {
+        return shardMapVersion;
     }
 
     public String apiKey() {
@@ -116,6 +131,14 @@ public final class ClientConfig {
     /** Where trust is kept across runs; null keeps it in memory only (a new client trusts on first use again). */
     public Path stateFile() {
         return stateFile;
+    }
+
+    /** Shard {@code shard}'s state file: {@link #stateFile()} itself for one shard, {@code <file>.shard-N} in a cluster. */
+    public Path stateFile(int shard) {
+        if (stateFile == null || shards.size() == 1) {
+            return stateFile;
+        }
+        return stateFile.resolveSibling(stateFile.getFileName() + ".shard-" + shard);
     }
 
     /** How long after a commit is acknowledged its promise is checked; zero: commit returns once it verified. */
@@ -149,14 +172,15 @@ public final class ClientConfig {
 
     @Override
     public String toString() {
-        return "ClientConfig[url=" + url + ", keyFile=" + keyFile + ", pinned=" + pinnedCertSha256 + ", stateFile="
+        return "ClientConfig[shards=" + shards + ", mapVersion=" + shardMapVersion + ", keyFile=" + keyFile + ", pinned=" + pinnedCertSha256 + ", stateFile="
                 + stateFile + ", verifyDelay=" + verifyDelay + ", proofWait=" + proofWait + ", auditors=" + auditors
                 + "]";
     }
 
     /** Builder; every setting but url, apiKey and one of signingKey/keyFile has a default. */
     public static final class Builder {
-        private URI url;
+        private List<URI> shards;
+        private Long shardMapVersion;
         private String apiKey;
         private SigningKey signingKey;
         private Path keyFile;
@@ -174,7 +198,51 @@ public final class ClientConfig {
         }
 
         public Builder url(URI v) {
-            url = v;
+            shards = v == null ? null : List.of(v);
+            return this;
+        }
+
+        /** A cluster: every shard's server, in shard order (what {@code cluster.properties} lists). */
+        public Builder shards(List<URI> v) {
+            shards = v == null ? null : List.copyOf(v);
+            return this;
+        }
+
+        public Builder shardMapVersion(long v) {
+            shardMapVersion = v;
+            return this;
+        }
+
+        /**
+         * Reads the shard URLs, the map version and the certificate pin from a cluster file written by
+         * {@code ./glassledger cluster start} ({@code url.0=…}, {@code map-version=…}, {@code pin=…}).
+         */
+        public Builder clusterFile(Path file) {
+            java.util.Properties p = new java.util.Properties();
+            try (var in = java.nio.file.Files.newBufferedReader(file)) {
+                p.load(in);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("cannot read cluster file " + file, e);
+            }
+            int n = Integer.parseInt(p.getProperty("shards", "0").trim());
+            if (n < 1) {
+                throw new IllegalArgumentException(file + ": shards must be at least 1");
+            }
+            List<URI> urls = new java.util.ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String u = p.getProperty("url." + i);
+                if (u == null) {
+                    throw new IllegalArgumentException(file + ": url." + i + " is missing");
+                }
+                urls.add(URI.create(u.trim()));
+            }
+            shards = urls;
+            if (p.getProperty("map-version") != null) {
+                shardMapVersion = Long.parseLong(p.getProperty("map-version").trim());
+            }
+            if (p.getProperty("pin") != null && pinnedCertSha256 == null) {
+                pinnedCertSha256 = p.getProperty("pin").trim();
+            }
             return this;
         }
 

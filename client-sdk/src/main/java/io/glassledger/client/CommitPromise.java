@@ -25,6 +25,7 @@ public final class CommitPromise {
     private final List<PromiseVerifier.Read> reads;
     private final CompletableFuture<VerificationOutcome> outcome = new CompletableFuture<>();
     private final long ackNanos;
+    private final List<CommitPromise> parts;
 
     CommitPromise(Promise promise, SignedTransaction signed, List<PromiseVerifier.Read> reads, long ackNanos) {
         this.txId = signed.txId();
@@ -32,6 +33,63 @@ public final class CommitPromise {
         this.signed = signed;
         this.reads = List.copyOf(reads);
         this.ackNanos = ackNanos;
+        this.parts = List.of(this);
+    }
+
+    /**
+     * A cross-shard transaction's promise: one part per participant, primary first. It reads as the primary's part
+     * ({@link #promise()}, {@link #block()}, ...), and its check completes once every part verified, or fails with
+     * the first part that failed.
+     */
+    private CommitPromise(List<CommitPromise> parts) {
+        CommitPromise primary = parts.get(0);
+        this.txId = primary.txId;
+        this.promise = primary.promise;
+        this.signed = primary.signed;
+        this.reads = parts.stream().flatMap(p -> p.reads.stream()).toList();
+        this.ackNanos = primary.ackNanos;
+        this.parts = List.copyOf(parts);
+        CompletableFuture<?>[] all = parts.stream().map(p -> p.outcome).toArray(CompletableFuture<?>[]::new);
+        CompletableFuture.allOf(all).whenComplete((x, err) -> {
+            if (err != null) {
+                outcome.completeExceptionally(Violations.unwrap(err));
+                return;
+            }
+            VerificationOutcome first = parts.get(0).outcome.join();
+            int writes = 0;
+            int readsChecked = 0;
+            Duration latest = Duration.ZERO;
+            for (CommitPromise p : parts) {
+                VerificationOutcome o = p.outcome.join();
+                writes += o.writesChecked();
+                readsChecked += o.readsChecked();
+                latest = o.latency().compareTo(latest) > 0 ? o.latency() : latest;
+            }
+            outcome.complete(new VerificationOutcome(txId, first.block(), first.digest(), writes, readsChecked,
+                    latest));
+        });
+        // A part that fails fails the whole at once, without waiting for the others.
+        for (CommitPromise p : parts) {
+            p.outcome.whenComplete((o, err) -> {
+                if (err != null) {
+                    outcome.completeExceptionally(Violations.unwrap(err));
+                }
+            });
+        }
+    }
+
+    static CommitPromise combined(List<CommitPromise> parts) {
+        return parts.size() == 1 ? parts.get(0) : new CommitPromise(parts);
+    }
+
+    /** Each participant's promise, primary first: just this one for a single-shard transaction. */
+    public List<CommitPromise> parts() {
+        return parts;
+    }
+
+    /** Whether more than one shard took part (two-phase commit). */
+    public boolean crossShard() {
+        return parts.size() > 1;
     }
 
     /** A transaction with neither reads nor writes: nothing was sent, nothing to check. */
@@ -47,6 +105,7 @@ public final class CommitPromise {
         this.signed = null;
         this.reads = List.of();
         this.ackNanos = System.nanoTime();
+        this.parts = List.of(this);
     }
 
     public Bytes txId() {
@@ -114,6 +173,10 @@ public final class CommitPromise {
     public String toString() {
         if (promise == null) {
             return "tx " + txId.hex() + ": nothing to commit";
+        }
+        if (parts.size() > 1) {
+            return "promise: tx " + txId.hex() + " across shards " + parts.stream().map(p -> p.promise.shard())
+                    .toList() + ": " + parts.stream().map(CommitPromise::toString).toList();
         }
         return "promise: tx " + txId.hex() + " of shard " + promise.shard()
                 + (promise.readOnly() ? " (read-only)" : " in block " + promise.blockNo()) + ", served at "

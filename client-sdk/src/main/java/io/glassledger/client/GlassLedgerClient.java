@@ -15,6 +15,10 @@ import io.glassledger.core.txn.PromiseVerifier;
 import io.glassledger.core.txn.SignedTransaction;
 import io.glassledger.core.txn.Transaction;
 import io.glassledger.core.txn.TxnDraft;
+import io.glassledger.core.shard.ShardMap;
+import java.util.HashMap;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -41,35 +45,28 @@ public final class GlassLedgerClient implements AutoCloseable {
     static final int DEFAULT_MAX_KEYS = 10_000;
 
     private final ClientConfig config;
-    private final Api api;
+    private final List<ShardLink> links;
+    private final ShardMap map;
     private final List<Api> auditors;
     private final SigningKey signingKey;
-    private final Dto.ServerInfo info;
-    private final TrustKeeper trust;
     private final Violations violations;
-    private final DeferredVerifier verifier;
-    private final Proofs proofs;
-    private volatile long clockOffsetMillis;
 
-    private GlassLedgerClient(ClientConfig config, Api api, SigningKey signingKey, Dto.ServerInfo info,
-                              TrustKeeper trust, Violations violations, long clockOffsetMillis) {
+    private GlassLedgerClient(ClientConfig config, List<ShardLink> links, ShardMap map, SigningKey signingKey,
+                              Violations violations) {
         this.config = config;
-        this.api = api;
+        this.links = List.copyOf(links);
+        this.map = map;
         this.signingKey = signingKey;
-        this.info = info;
-        this.trust = trust;
         this.violations = violations;
-        this.clockOffsetMillis = clockOffsetMillis;
         this.auditors = config.auditors().stream()
                 .map(u -> new Api(u, null, null, config.requestTimeout())).toList();
-        this.verifier = new DeferredVerifier(api, trust, violations, maxKeys(info), config.proofWait(),
-                config.requestTimeout());
-        this.proofs = new Proofs(api, trust);
     }
 
     /**
-     * Connects: reads {@code /v1/info}, loads the state file, pins the server key on first use (a different key
-     * later is a violation), registers the client's public key, and trusts the signed head if nothing is trusted yet.
+     * Connects to every shard of the configuration: reads each one's {@code /v1/info}, checks that they agree on
+     * the shard map (and with {@link ClientConfig#shardMapVersion()} if set), loads each shard's state file, pins
+     * each server key on first use (a different key later is a violation), registers the client's public key, and
+     * trusts each signed head if nothing is trusted yet for that shard.
      */
     public static GlassLedgerClient connect(ClientConfig config) {
         SigningKey key;
@@ -78,42 +75,27 @@ public final class GlassLedgerClient implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read or create key file " + config.keyFile(), e);
         }
-        Api api = new Api(config.url(), config.apiKey(), config.pinnedCertSha256() == null ? null
-                : PinnedTrustManager.sslContext(config.pinnedCertSha256()), config.requestTimeout());
         Violations violations = new Violations(config.violationHandler());
+        List<ShardLink> links = new ArrayList<>();
         try {
-            long before = System.currentTimeMillis();
-            Dto.ServerInfo info = Violations.join(api.get("/v1/info", Dto.ServerInfo.class));
-            long offset = info.serverTimeMillis() - (before + System.currentTimeMillis()) / 2;
-            if (info.format() != null && !Ledger.FORMAT.equals(info.format())) {
-                throw new GlassLedgerException("unsupported_format", 0, false, "the server's ledger format is "
-                        + info.format() + ", this client verifies " + Ledger.FORMAT);
+            for (int i = 0; i < config.shards().size(); i++) {
+                links.add(ShardLink.connect(config, i, key, violations));
             }
-            Bytes serverKey;
-            try {
-                serverKey = Wire.hex("serverKey", info.serverKey(), Ed25519.PUBLIC_KEY_BYTES);
-            } catch (Wire.BadWireException e) {
-                throw GlassLedgerException.badResponse("/v1/info: " + e.getMessage(), e);
+            long version = links.get(0).mapVersion();
+            for (ShardLink l : links) {
+                if (l.mapVersion() != version) {
+                    throw new GlassLedgerException("stale_shard_map", 0, false, "shard " + l.shard + " at " + l.url
+                            + " uses shard map version " + l.mapVersion() + ", shard 0 uses " + version);
+                }
             }
-            TrustStore store = TrustStore.open(config.stateFile());
-            TrustedState known = store.current();
-            if (known != null && (!known.serverKey().equals(serverKey) || known.shard() != info.shard())) {
-                throw IntegrityViolation.builder(IntegrityViolation.Kind.SERVER_IDENTITY, "the server at "
-                                + config.url() + " presents key " + serverKey.hex() + " for shard " + info.shard()
-                                + "; the state file pins key " + known.serverKey().hex() + " for shard "
-                                + known.shard())
-                        .trust(known).build();
+            if (config.shardMapVersion() != null && config.shardMapVersion() != version) {
+                throw new GlassLedgerException("stale_shard_map", 0, false, "configured for shard map version "
+                        + config.shardMapVersion() + ", but the cluster's is " + version);
             }
-            Violations.join(api.post("/v1/clients/key", new Dto.RegisterKeyRequest(key.publicKey().hex()),
-                    Dto.ClientDto.class));
-            TrustKeeper keeper = new TrustKeeper(store, api, serverKey, info.shard());
-            if (known == null) {
-                SignedHead head = keeper.checkHead(Violations.join(api.get("/v1/head", Dto.SignedHeadDto.class)));
-                store.initialize(new TrustedState(serverKey, info.shard(), head.digest(), head));
-            }
-            return new GlassLedgerClient(config, api, key, info, keeper, violations, offset);
+            links.forEach(l -> l.api.routeWith(version));
+            return new GlassLedgerClient(config, links, new ShardMap(version, links.size()), key, violations);
         } catch (RuntimeException e) {
-            api.close();
+            links.forEach(ShardLink::close);
             IntegrityViolation v = Violations.find(e);
             if (v != null) {
                 violations.report(v);
@@ -135,8 +117,8 @@ public final class GlassLedgerClient implements AutoCloseable {
      * when this machine's clock is off. The digest it will be served is checked when its promise is.
      */
     public CompletableFuture<Txn> beginAsync() {
-        long serverNow = System.currentTimeMillis() + clockOffsetMillis;
-        return CompletableFuture.completedFuture(new Txn(this, new TxnDraft(signingKey, info.shard(), serverNow)));
+        long serverNow = System.currentTimeMillis() + links.get(0).clockOffsetMillis;
+        return CompletableFuture.completedFuture(new Txn(this, Transaction.newTxId(serverNow)));
     }
 
     /**
@@ -189,7 +171,8 @@ public final class GlassLedgerClient implements AutoCloseable {
     }
 
     private static boolean retriable(GlassLedgerException e) {
-        return "conflict".equals(e.code()) || "overloaded".equals(e.code());
+        return "conflict".equals(e.code()) || "overloaded".equals(e.code())
+                || GlassLedgerException.ABORTED.equals(e.code());
     }
 
     private static long backoffMillis(int attempt, GlassLedgerException e) {
@@ -198,44 +181,58 @@ public final class GlassLedgerClient implements AutoCloseable {
         return e.retryAfter() == null ? ms : Math.max(ms, e.retryAfter().toMillis());
     }
 
-    /** Sends a signed transaction; called by {@link Txn}. */
-    CompletableFuture<CommitPromise> commit(SignedTransaction signed, List<PromiseVerifier.Read> reads) {
-        boolean wait = config.verifyDelay().isZero();
-        TrustedState before = trust.current();
-        Dto.CommitRequest req = new Dto.CommitRequest(Wire.b64(signed.record()), wait ? Boolean.TRUE : null);
-        CompletableFuture<CommitPromise> f = api.post("/v1/tx/commit", req, Dto.PromiseDto.class)
-                .thenApply(dto -> accept(signed, reads, dto, before));
-        if (wait) {
+    /**
+     * Commits what {@link Txn} collected: one-phase at the one shard involved, or two-phase commit across several
+     * (GlassDB §3.3.2) coordinated here, with the decision recorded at the primary participant first.
+     */
+    CompletableFuture<CommitPromise> commit(Bytes txId, List<PromiseVerifier.Read> reads,
+                                            SortedMap<Bytes, Bytes> writes) {
+        TreeMap<Integer, TxnDraft> drafts = new TreeMap<>();
+        Map<Integer, List<PromiseVerifier.Read>> readsOf = new HashMap<>();
+        int primary = writes.isEmpty() ? shardOf(reads.stream().map(PromiseVerifier.Read::key)
+                .min(Bytes::compareTo).orElseThrow()) : shardOf(writes.firstKey());
+        java.util.TreeSet<Integer> involved = new java.util.TreeSet<>();
+        reads.forEach(r -> involved.add(shardOf(r.key())));
+        writes.keySet().forEach(k -> involved.add(shardOf(k)));
+        List<Integer> participants = new ArrayList<>();
+        participants.add(primary);
+        involved.stream().filter(p -> p != primary).forEach(participants::add);
+        for (int p : participants) {
+            drafts.put(p, new TxnDraft(signingKey, p, participants, txId));
+            readsOf.put(p, new ArrayList<>());
+        }
+        for (PromiseVerifier.Read r : reads) {
+            int p = shardOf(r.key());
+            drafts.get(p).read(r.key(), r.version());
+            readsOf.get(p).add(r);
+        }
+        writes.forEach((k, v) -> {
+            TxnDraft d = drafts.get(shardOf(k));
+            if (v == null) {
+                d.delete(k);
+            } else {
+                d.put(k, v);
+            }
+        });
+        Map<Integer, SignedTransaction> signed = new TreeMap<>();
+        for (var e : drafts.entrySet()) {
+            signed.put(e.getKey(), e.getValue().sign());
+        }
+        CompletableFuture<CommitPromise> f = participants.size() == 1
+                ? onePhase(links.get(primary), signed.get(primary), readsOf.get(primary))
+                : new TwoPhaseCommit(this, txId, participants, signed, readsOf).run();
+        if (config.verifyDelay().isZero()) {
             f = f.thenCompose(p -> p.outcome().thenApply(o -> p));
         }
         return violations.watch(f);
     }
 
-    private CommitPromise accept(SignedTransaction signed, List<PromiseVerifier.Read> reads, Dto.PromiseDto dto,
-                                 TrustedState before) {
-        Promise p;
-        try {
-            p = new Promise(Wire.hex("txId", dto.txId(), Transaction.TX_ID_BYTES), dto.shard(), dto.block(),
-                    Wire.digest("served", dto.served()));
-        } catch (Wire.BadWireException e) {
-            throw GlassLedgerException.badResponse("/v1/tx/commit: " + e.getMessage(), e);
-        }
-        Transaction tx = signed.tx();
-        String broken = !p.txId().equals(tx.txId()) || p.shard() != tx.shard()
-                ? "the promise is for another transaction"
-                : p.blockNo() < 0 ? "negative block"
-                : !tx.isReadOnly() && p.blockNo() == 0 ? "a transaction that writes was promised no block"
-                : p.served().blockNo() < before.digest().blockNo() ? "served digest " + p.served()
-                        + " is older than the trusted block " + before.digest().blockNo()
-                : null;
-        if (broken != null) {
-            throw IntegrityViolation.builder(IntegrityViolation.Kind.BROKEN_PROMISE, broken).trust(before)
-                    .serverDigest(p.served()).txIds(List.of(tx.txId())).build();
-        }
-        trust.store().offer(p.served(), null, null);  // a different digest at the trusted block is a fork
-        CommitPromise cp = new CommitPromise(p, signed, reads, System.nanoTime());
-        verifier.submit(cp, config.verifyDelay());
-        return cp;
+    private CompletableFuture<CommitPromise> onePhase(ShardLink link, SignedTransaction signed,
+                                                      List<PromiseVerifier.Read> reads) {
+        boolean wait = config.verifyDelay().isZero();
+        TrustedState before = link.trust.current();
+        return link.commit(signed, wait).thenApply(dto -> link.accept("/v1/tx/commit", signed, reads, dto, before,
+                config));
     }
 
     /** The check of a promise: the same outcome the background verifier completes. */
@@ -261,14 +258,14 @@ public final class GlassLedgerClient implements AutoCloseable {
     }
 
     public CompletableFuture<byte[]> getAsync(byte[] key) {
-        return violations.watch(proofs.value(key(key), null).thenApply(GlassLedgerClient::bytes));
+        return violations.watch(proofs(key).value(key(key), null).thenApply(GlassLedgerClient::bytes));
     }
 
     public CompletableFuture<byte[]> getAsync(byte[] key, long atBlock) {
         if (atBlock < 0) {
             throw new IllegalArgumentException("negative block");
         }
-        return violations.watch(proofs.value(key(key), atBlock).thenApply(GlassLedgerClient::bytes));
+        return violations.watch(proofs(key).value(key(key), atBlock).thenApply(GlassLedgerClient::bytes));
     }
 
     /**
@@ -280,7 +277,7 @@ public final class GlassLedgerClient implements AutoCloseable {
     }
 
     public CompletableFuture<ValueProof> getProofAsync(byte[] key, Long atBlock) {
-        return violations.watch(proofs.value(key(key), atBlock));
+        return violations.watch(proofs(key).value(key(key), atBlock));
     }
 
     /**
@@ -292,8 +289,9 @@ public final class GlassLedgerClient implements AutoCloseable {
     }
 
     public CompletableFuture<ValueProof> proveAsync(byte[] key, Long atBlock) {
-        return violations.watch(proofs.value(key(key), atBlock).thenCompose(p -> headAsync()
-                .thenCompose(h -> proofs.withHead(p, h))));
+        ShardLink link = link(key(key));
+        return violations.watch(link.proofs.value(key(key), atBlock).thenCompose(p -> headAsync(link.shard)
+                .thenCompose(h -> link.proofs.withHead(p, h))));
     }
 
     /** The last {@code n} versions of {@code key}, newest first (a deletion has a null value), proven. */
@@ -305,28 +303,45 @@ public final class GlassLedgerClient implements AutoCloseable {
         if (n < 1) {
             throw new IllegalArgumentException("n must be positive");
         }
-        return violations.watch(proofs.history(key(key), n));
+        return violations.watch(proofs(key).history(key(key), n));
     }
 
     // ------------------------------------------------------------------ trust
 
-    /** The trusted digest (no request). */
+    /** The trusted digest of shard 0, the only shard of a single server (no request). */
     public Digest digest() {
-        return trust.current().digest();
+        return digest(0);
     }
 
-    /** Everything trusted about the shard: server key, digest, signed head (no request). */
+    /** The trusted digest of {@code shard} (no request). */
+    public Digest digest(int shard) {
+        return shardLink(shard).trust.current().digest();
+    }
+
+    /** Everything trusted about shard 0: server key, digest, signed head (no request). */
     public TrustedState trustedState() {
-        return trust.current();
+        return trustedState(0);
     }
 
-    /** Fetches the signed head, verifies it, and moves trust to it with an append-only proof. */
+    public TrustedState trustedState(int shard) {
+        return shardLink(shard).trust.current();
+    }
+
+    /** Fetches shard 0's signed head, verifies it, and moves trust to it with an append-only proof. */
     public SignedHead head() {
-        return Violations.join(headAsync());
+        return head(0);
+    }
+
+    public SignedHead head(int shard) {
+        return Violations.join(headAsync(shard));
     }
 
     public CompletableFuture<SignedHead> headAsync() {
-        return violations.watch(proofs.head());
+        return headAsync(0);
+    }
+
+    public CompletableFuture<SignedHead> headAsync(int shard) {
+        return violations.watch(shardLink(shard).proofs.head());
     }
 
     /**
@@ -339,9 +354,16 @@ public final class GlassLedgerClient implements AutoCloseable {
     }
 
     public CompletableFuture<Void> auditAsync() {
-        TrustedState s = trust.current();
-        AuditRequest body = AuditRequest.of(s);
         List<CompletableFuture<Object>> answers = new ArrayList<>();
+        for (ShardLink link : links) {
+            TrustedState s = link.trust.current();
+            AuditRequest body = AuditRequest.of(s);
+            auditOne(s, body, answers);
+        }
+        return violations.watch(CompletableFuture.allOf(answers.toArray(new CompletableFuture<?>[0])));
+    }
+
+    private void auditOne(TrustedState s, AuditRequest body, List<CompletableFuture<Object>> answers) {
         for (Api a : auditors) {
             answers.add(a.post("/v1/audit", body, Object.class).exceptionally(err -> {
                 Throwable t = Violations.unwrap(err);
@@ -353,25 +375,45 @@ public final class GlassLedgerClient implements AutoCloseable {
                 throw t instanceof RuntimeException r ? r : new IllegalStateException(t);
             }));
         }
-        return violations.watch(CompletableFuture.allOf(answers.toArray(new CompletableFuture<?>[0])));
+    }
+
+    /** Proof bytes and claims the background verifiers (one per shard) have received, summed. */
+    public VerifierStats verifierStats() {
+        return links.stream().map(l -> l.verifier.stats()).reduce(VerifierStats::plus).orElseThrow();
     }
 
     /** Promises queued for checking; for tests and metrics. */
-    /** Proof bytes and claims the background verifier has received. */
-    public VerifierStats verifierStats() {
-        return verifier.stats();
-    }
-
     public int pendingVerifications() {
-        return verifier.queued();
+        return links.stream().mapToInt(l -> l.verifier.queued()).sum();
     }
 
+    /** The shard of a single server (0 in a cluster: see {@link #shardOf}). */
     public int shard() {
-        return info.shard();
+        return links.get(0).shard;
     }
 
+    /** Shards in the map this client routes with. */
+    public int shards() {
+        return links.size();
+    }
+
+    /** The shard map this client routes with. */
+    public ShardMap shardMap() {
+        return map;
+    }
+
+    /** The shard that holds {@code key}. */
+    public int shardOf(byte[] key) {
+        return shardOf(key(key));
+    }
+
+    int shardOf(Bytes key) {
+        return map.shardOf(key);
+    }
+
+    /** Shard 0's server key (see {@link #trustedState(int)} for the others). */
     public Bytes serverKey() {
-        return trust.current().serverKey();
+        return trustedState(0).serverKey();
     }
 
     public Bytes publicKey() {
@@ -381,19 +423,39 @@ public final class GlassLedgerClient implements AutoCloseable {
     /** Stops the background verifier; promises not yet verified fail with {@code closed}. */
     @Override
     public void close() {
-        verifier.close();
-        api.close();
+        links.forEach(ShardLink::close);
         auditors.forEach(Api::close);
     }
 
     // ------------------------------------------------------------------ for Txn
 
-    Api api() {
-        return api;
+    ShardLink link(Bytes key) {
+        return links.get(map.shardOf(key));
+    }
+
+    ShardLink shardLink(int shard) {
+        if (shard < 0 || shard >= links.size()) {
+            throw new IllegalArgumentException("no shard " + shard + " in a map of " + links.size());
+        }
+        return links.get(shard);
+    }
+
+    ClientConfig config() {
+        return config;
+    }
+
+    private Proofs proofs(byte[] key) {
+        return link(key(key)).proofs;
     }
 
     long maxValueBytes() {
-        return info.maxValueBytes() > 0 ? info.maxValueBytes() : Entry.MAX_VALUE_BYTES;
+        long m = Entry.MAX_VALUE_BYTES;
+        for (ShardLink l : links) {
+            if (l.info.maxValueBytes() > 0) {
+                m = Math.min(m, l.info.maxValueBytes());
+            }
+        }
+        return m;
     }
 
     static int maxKeys(Dto.ServerInfo info) {

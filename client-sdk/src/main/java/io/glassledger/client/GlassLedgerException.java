@@ -6,7 +6,8 @@ import java.time.Duration;
  * A request the server refused or the client could not complete: the problem's {@code code} (docs/API.md, Errors),
  * its HTTP status, whether a retry can succeed, and the detail. Client-side codes have status 0:
  * {@code transport} (no answer; retryable), {@code bad_response} (an answer that is not what the API specifies),
- * {@code pending} (a proof's block is not persisted yet; retryable), {@code closed} (the client was closed).
+ * {@code pending} (a proof's block is not persisted yet; retryable), {@code closed} (the client was closed), and for
+ * cross-shard transactions {@code aborted} (retryable), {@code incomplete} and {@code outcome_unknown}.
  *
  * <p>Never used for a proof that fails or a ledger that forks: that is an {@link IntegrityViolation}.
  */
@@ -15,6 +16,15 @@ public class GlassLedgerException extends RuntimeException {
     public static final String BAD_RESPONSE = "bad_response";
     public static final String PENDING = "pending";
     public static final String CLOSED = "closed";
+    /** A cross-shard transaction was aborted (its primary decided so, for example after a prepare timeout). */
+    public static final String ABORTED = "aborted";
+    /**
+     * A cross-shard transaction committed (its primary recorded the decision) but a participant did not acknowledge
+     * it in time; that shard applies the decision itself once reachable (docs/ARCHITECTURE.md, Cluster).
+     */
+    public static final String INCOMPLETE = "incomplete";
+    /** The primary could not be asked for the decision in time; the shards resolve it among themselves. */
+    public static final String OUTCOME_UNKNOWN = "outcome_unknown";
 
     private final String code;
     private final int status;

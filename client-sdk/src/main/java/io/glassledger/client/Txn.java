@@ -5,11 +5,10 @@ import io.glassledger.api.Wire;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.postree.Entry;
 import io.glassledger.core.txn.PromiseVerifier;
-import io.glassledger.core.txn.SignedTransaction;
-import io.glassledger.core.txn.TxnDraft;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.TreeMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -27,19 +26,19 @@ public final class Txn {
     private enum State { OPEN, COMMITTING, DONE }
 
     private final GlassLedgerClient client;
-    private final TxnDraft draft;
-    private final Map<Bytes, Bytes> writes = new HashMap<>();
+    private final Bytes txId;
+    private final TreeMap<Bytes, Bytes> writes = new TreeMap<>();
     private final Map<Bytes, PromiseVerifier.Read> reads = new HashMap<>();
     private final List<PromiseVerifier.Read> readOrder = new ArrayList<>();
     private State state = State.OPEN;
 
-    Txn(GlassLedgerClient client, TxnDraft draft) {
+    Txn(GlassLedgerClient client, Bytes txId) {
         this.client = client;
-        this.draft = draft;
+        this.txId = txId;
     }
 
     public Bytes txId() {
-        return draft.txId();
+        return txId;
     }
 
     /** The value of {@code key}, or null if it has none (never written, or deleted). */
@@ -64,19 +63,21 @@ public final class Txn {
         if (seen != null) {
             return CompletableFuture.completedFuture(seen.value() == null ? null : seen.value().toByteArray());
         }
-        return client.api().post("/v1/get", new Dto.KeysRequest(List.of(Wire.b64(k)), null, null),
+        return client.link(k).api.post("/v1/get", new Dto.KeysRequest(List.of(Wire.b64(k)), null, null),
                 Dto.ValuesResponse.class).thenApply(resp -> {
                     PromiseVerifier.Read r = single(resp, k);
                     if (reads.putIfAbsent(k, r) == null) {
                         readOrder.add(r);
-                        draft.read(k, r.version());
                     }
                     PromiseVerifier.Read first = reads.get(k);
                     return first.value() == null ? null : first.value().toByteArray();
                 });
     }
 
-    /** The values of {@code keys} (null: none), in order, read with one request; each is recorded as a read. */
+    /**
+     * The values of {@code keys} (null: none), in order, read with one request per shard involved, in parallel;
+     * each is recorded as a read.
+     */
     public List<byte[]> getAll(List<byte[]> keys) {
         return Violations.join(getAllAsync(keys));
     }
@@ -84,23 +85,37 @@ public final class Txn {
     public CompletableFuture<List<byte[]>> getAllAsync(List<byte[]> keys) {
         requireOpen();
         List<Bytes> ks = keys.stream().map(GlassLedgerClient::key).toList();
-        List<Bytes> ask = ks.stream().filter(k -> !writes.containsKey(k) && !reads.containsKey(k)).distinct().toList();
-        CompletableFuture<Void> fetched = ask.isEmpty() ? CompletableFuture.completedFuture(null)
-                : client.api().post("/v1/get", new Dto.KeysRequest(ask.stream().map(Wire::b64).toList(), null, null),
-                        Dto.ValuesResponse.class).thenAccept(resp -> {
-                            if (resp == null || resp.items() == null || resp.items().size() != ask.size()) {
-                                throw GlassLedgerException.badResponse("/v1/get: expected " + ask.size() + " items",
-                                        null);
+        Map<Integer, List<Bytes>> ask = new TreeMap<>();
+        ks.stream().filter(k -> !writes.containsKey(k) && !reads.containsKey(k)).distinct()
+                .forEach(k -> ask.computeIfAbsent(client.shardOf(k), s -> new ArrayList<>()).add(k));
+        List<CompletableFuture<List<PromiseVerifier.Read>>> fetches = new ArrayList<>();
+        for (var e : ask.entrySet()) {
+            List<Bytes> want = e.getValue();
+            fetches.add(client.shardLink(e.getKey()).api.post("/v1/get",
+                    new Dto.KeysRequest(want.stream().map(Wire::b64).toList(), null, null),
+                    Dto.ValuesResponse.class).thenApply(resp -> {
+                        if (resp == null || resp.items() == null || resp.items().size() != want.size()) {
+                            throw GlassLedgerException.badResponse("/v1/get: expected " + want.size() + " items",
+                                    null);
+                        }
+                        List<PromiseVerifier.Read> got = new ArrayList<>(want.size());
+                        for (int i = 0; i < want.size(); i++) {
+                            got.add(single(new Dto.ValuesResponse(List.of(resp.items().get(i)), resp.block()),
+                                    want.get(i)));
+                        }
+                        return got;
+                    }));
+        }
+        CompletableFuture<Void> fetched = CompletableFuture.allOf(fetches.toArray(new CompletableFuture<?>[0]))
+                .thenRun(() -> {
+                    for (CompletableFuture<List<PromiseVerifier.Read>> f : fetches) {
+                        for (PromiseVerifier.Read r : f.join()) {
+                            if (reads.putIfAbsent(r.key(), r) == null) {
+                                readOrder.add(r);
                             }
-                            for (int i = 0; i < ask.size(); i++) {
-                                PromiseVerifier.Read r = single(new Dto.ValuesResponse(List.of(resp.items().get(i)),
-                                        resp.block()), ask.get(i));
-                                if (reads.putIfAbsent(r.key(), r) == null) {
-                                    readOrder.add(r);
-                                    draft.read(r.key(), r.version());
-                                }
-                            }
-                        });
+                        }
+                    }
+                });
         return fetched.thenApply(x -> {
             List<byte[]> out = new ArrayList<>(ks.size());
             for (Bytes k : ks) {
@@ -136,9 +151,7 @@ public final class Txn {
             throw new IllegalArgumentException("value of " + value.length + " bytes is over the limit of "
                     + Math.min(Entry.MAX_VALUE_BYTES, client.maxValueBytes()));
         }
-        Bytes v = Bytes.of(value);
-        draft.put(k, v);
-        writes.put(k, v);
+        writes.put(k, Bytes.of(value));
         return this;
     }
 
@@ -148,9 +161,7 @@ public final class Txn {
 
     public Txn delete(byte[] key) {
         requireOpen();
-        Bytes k = GlassLedgerClient.key(key);
-        draft.delete(k);
-        writes.put(k, null);
+        writes.put(GlassLedgerClient.key(key), null);
         return this;
     }
 
@@ -159,7 +170,8 @@ public final class Txn {
     }
 
     /**
-     * Signs and commits. With a verify delay of zero, returns only once the promise verified (or throws the
+     * Signs and commits: one-phase when every key read or written is on one shard, else two-phase commit across the
+     * shards involved, which this client coordinates (docs/ARCHITECTURE.md, Cluster). With a verify delay of zero, returns only once the promise verified (or throws the
      * {@link IntegrityViolation}); otherwise as soon as the shard acknowledged, with the check under way.
      *
      * @throws GlassLedgerException for a refusal; {@code conflict} means: run the transaction again with fresh reads
@@ -173,21 +185,21 @@ public final class Txn {
         state = State.COMMITTING;
         if (writes.isEmpty() && reads.isEmpty()) {
             state = State.DONE;
-            return CompletableFuture.completedFuture(CommitPromise.nothing(draft.txId()));
+            return CompletableFuture.completedFuture(CommitPromise.nothing(txId));
         }
-        SignedTransaction signed;
+        CompletableFuture<CommitPromise> f;
         try {
-            signed = draft.sign();
+            f = client.commit(txId, List.copyOf(readOrder), writes);
         } catch (RuntimeException e) {
             state = State.DONE;
             return CompletableFuture.failedFuture(e);
         }
-        return client.commit(signed, List.copyOf(readOrder)).whenComplete((p, e) -> state = State.DONE);
+        return f.whenComplete((p, e) -> state = State.DONE);
     }
 
     private void requireOpen() {
         if (state != State.OPEN) {
-            throw new IllegalStateException("transaction " + draft.txId().hex() + " is "
+            throw new IllegalStateException("transaction " + txId.hex() + " is "
                     + (state == State.DONE ? "finished" : "committing"));
         }
     }

@@ -9,4 +9,9 @@ public record VerifierStats(long batches, long proofs, long proofBytes, long cla
     public double proofBytesPerKey() {
         return claims == 0 ? 0 : (double) proofBytes / claims;
     }
+
+    VerifierStats plus(VerifierStats o) {
+        return new VerifierStats(batches + o.batches, proofs + o.proofs, proofBytes + o.proofBytes,
+                claims + o.claims, appendOnlyBytes + o.appendOnlyBytes);
+    }
 }

@@ -20,7 +20,8 @@ public final class Dto {
     }
 
     public record ServerInfo(int shard, String serverKey, String format, long serverTimeMillis,
-                             long maxKeyBytes, long maxValueBytes, long maxTransactionBytes, int maxKeysPerRequest) {
+                             long maxKeyBytes, long maxValueBytes, long maxTransactionBytes, int maxKeysPerRequest,
+                             Integer shards, Long mapVersion) {
     }
 
     /** {@code POST /v1/tx/begin}: what a transaction starts from. */

@@ -8,6 +8,9 @@ import java.util.List;
 
 /** Conversions between wire strings and ledger-core values. Malformed input throws {@link BadWireException}. */
 public final class Wire {
+    /** The request header naming the shard map version a client routed with (docs/API.md "Shards"). */
+    public static final String SHARD_MAP_HEADER = "GlassLedger-Shard-Map";
+
     private Wire() {
     }
 

@@ -17,7 +17,9 @@ import org.springframework.validation.annotation.Validated;
  * @param dataDir         ledger, WAL, keys and credentials
  * @param shard           this server's shard number
  * @param persistInterval GlassDB's persist interval
+ * @param ledgerCache     the engine's cache of decoded tree nodes (on the heap)
  * @param limits          request limits (docs/API.md "Limits")
+ * @param cluster         the shard map and the peers (docs/ARCHITECTURE.md "Cluster")
  */
 @Validated
 @ConfigurationProperties("glassledger")
@@ -25,7 +27,31 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
                                @Min(0) @DefaultValue("0") int shard,
                                @NotNull @DefaultValue("100ms") Duration persistInterval,
                                @Min(1) @DefaultValue("20000") long maxUnpersistedWrites,
-                               @Valid @NotNull @DefaultValue Limits limits) {
+                               @NotNull @DefaultValue("512MB") org.springframework.util.unit.DataSize ledgerCache,
+                               @Valid @NotNull @DefaultValue Limits limits,
+                               @Valid @NotNull @DefaultValue Cluster cluster) {
+
+    /**
+     * @param shards         shards in the map; keys are placed by {@link io.glassledger.core.shard.ShardMap}
+     * @param mapVersion     the map's version: a request naming another is refused ({@code stale_shard_map})
+     * @param peers          every shard's base URL, in shard order (empty: a single shard, no peers)
+     * @param peerKey        the secret peers present to each other (role {@code peer}); empty: none accepted
+     * @param peerPin        SHA-256 of the peers' TLS certificate; empty: this server's own (a cluster shares one)
+     * @param prepareTimeout a transaction prepared longer than this is resolved with its primary
+     * @param resolveInterval how often prepared transactions are checked against the timeout
+     */
+    public record Cluster(@Min(1) @Max(1024) @DefaultValue("1") int shards,
+                          @Min(1) @DefaultValue("1") long mapVersion,
+                          @NotNull @DefaultValue("") java.util.List<java.net.URI> peers,
+                          @NotNull @DefaultValue("") String peerKey,
+                          @NotNull @DefaultValue("") String peerPin,
+                          @NotNull @DefaultValue("5s") Duration prepareTimeout,
+                          @NotNull @DefaultValue("1s") Duration resolveInterval) {
+
+        public io.glassledger.core.shard.ShardMap map() {
+            return new io.glassledger.core.shard.ShardMap(mapVersion, shards);
+        }
+    }
 
     public record Limits(@Min(1) @Max(1024) @DefaultValue("1024") int maxKeyBytes,
                          @Min(1) @Max(1 << 20) @DefaultValue("1048576") int maxValueBytes,

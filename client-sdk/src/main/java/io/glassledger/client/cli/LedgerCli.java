@@ -51,13 +51,15 @@ public final class LedgerCli {
                                                  check a saved proof offline (no server)
             options (environment):
               --url URL          (GLASSLEDGER_URL, default https://127.0.0.1:8443)
+              --cluster FILE     (GLASSLEDGER_CLUSTER) a cluster's shard map, URLs and pin, as written by
+                                 ./glassledger cluster start (cluster/cluster.properties); instead of --url
               --api-key KEY      (GLASSLEDGER_API_KEY)
               --pin SHA256       (GLASSLEDGER_PIN) SHA-256 of the server's certificate; default: the JDK's trust
               --key-file FILE    default ~/.glassledger/client.key (created, mode 600)
               --state FILE       default ~/.glassledger/state-<host>-<port>.json
               --timeout SECONDS  how long put waits for verification (default 60)
               --json             machine-readable output""";
-    private static final List<String> VALUED = List.of("--url", "--api-key", "--pin", "--key-file", "--state",
+    private static final List<String> VALUED = List.of("--url", "--cluster", "--api-key", "--pin", "--key-file", "--state",
             "--timeout", "--block", "-n", "--out", "--digest", "--server-key");
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -224,8 +226,9 @@ public final class LedgerCli {
     private int history(List<String> a) {
         int n = (int) longOpt("-n", 10);
         try (GlassLedgerClient c = connect()) {
-            List<Version> vs = c.history(a.get(1).getBytes(StandardCharsets.UTF_8), n);
-            Digest d = c.digest();
+            byte[] key = a.get(1).getBytes(StandardCharsets.UTF_8);
+            List<Version> vs = c.history(key, n);
+            Digest d = c.digest(c.shardOf(key));
             if (json) {
                 List<Map<String, Object>> items = new ArrayList<>();
                 for (Version v : vs) {
@@ -250,21 +253,32 @@ public final class LedgerCli {
 
     private int digest(List<String> a) {
         try (GlassLedgerClient c = connect()) {
-            SignedHead h = c.head();
-            TrustedState s = c.trustedState();
+            List<Map<String, Object>> all = new ArrayList<>();
+            for (int shard = 0; shard < c.shards(); shard++) {
+                all.add(digestOf(c, shard));
+            }
             if (json) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("signedHead", head(h));
-                m.put("trusted", digest(s.digest()));
-                printJson(m);
-            } else {
+                printJson(all.size() == 1 ? all.get(0) : Map.of("shards", all));
+            }
+            return 0;
+        }
+    }
+
+    private Map<String, Object> digestOf(GlassLedgerClient c, int shard) {
+        {
+            SignedHead h = c.head(shard);
+            TrustedState s = c.trustedState(shard);
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("signedHead", head(h));
+            m.put("trusted", digest(s.digest()));
+            if (!json) {
                 out.println("signed head: shard " + h.shard() + ", block " + h.digest().blockNo() + ", hash "
                         + h.digest().root().hex() + ", timestamp " + java.time.Instant.ofEpochMilli(h.timestamp()));
                 out.println("  server key " + h.serverKey().hex());
                 out.println("  signature  " + h.signature().hex());
                 out.println("trusted digest: " + s.digest().blockNo() + ":" + s.digest().root().hex());
             }
-            return 0;
+            return m;
         }
     }
 
@@ -347,15 +361,25 @@ public final class LedgerCli {
         }
         Path home = Path.of(System.getProperty("user.home"), ".glassledger");
         int port = url.getPort() > 0 ? url.getPort() : 443;
-        ClientConfig cfg = ClientConfig.builder().url(url).apiKey(apiKey)
+        String cluster = setting("--cluster", "GLASSLEDGER_CLUSTER", null);
+        ClientConfig.Builder b = ClientConfig.builder().url(url).apiKey(apiKey)
                 .pinnedCertSha256(setting("--pin", "GLASSLEDGER_PIN", null))
                 .keyFile(opts.containsKey("--key-file") ? Path.of(opts.get("--key-file")) : home.resolve("client.key"))
                 .stateFile(opts.containsKey("--state") ? Path.of(opts.get("--state"))
                         : home.resolve("state-" + url.getHost().replaceAll("[^A-Za-z0-9.-]", "_") + "-" + port
                                 + ".json"))
-                .violationHandler(violations::add)
-                .build();
-        return GlassLedgerClient.connect(cfg);
+                .violationHandler(violations::add);
+        if (cluster != null) {
+            Path file = Path.of(cluster).toAbsolutePath().normalize();
+            b.clusterFile(file);
+            URI first = ClientConfig.builder().clusterFile(file).apiKey("x").signingKey(
+                    io.glassledger.core.crypto.SigningKey.generate()).build().url();
+            if (!opts.containsKey("--state")) {
+                b.stateFile(home.resolve("state-cluster-" + first.getHost().replaceAll("[^A-Za-z0-9.-]", "_") + "-"
+                        + first.getPort() + ".json"));
+            }
+        }
+        return GlassLedgerClient.connect(b.build());
     }
 
     private String setting(String option, String envName, String dflt) {

@@ -70,6 +70,11 @@ public record EngineConfig(Path dir, int shard, Duration persistInterval, boolea
                 replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
     }
 
+    public EngineConfig withLedgerCacheBytes(long b) {
+        return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, b, treeParams,
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
+    }
+
     public EngineConfig withWorkers(int w) {
         return new EngineConfig(dir, shard, persistInterval, fsync, w, queueCapacity, ledgerCacheBytes, treeParams,
                 replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);

@@ -14,9 +14,12 @@ class InfoController {
     private final Shard shard;
     private final Requests requests;
 
-    InfoController(Shard shard, Requests requests) {
+    private final io.glassledger.core.shard.ShardMap map;
+
+    InfoController(Shard shard, Requests requests, io.glassledger.server.LedgerProperties props) {
         this.shard = shard;
         this.requests = requests;
+        this.map = props.cluster().map();
     }
 
     @GetMapping("/info")
@@ -24,7 +27,7 @@ class InfoController {
         var l = requests.limits();
         return new Dto.ServerInfo(shard.number(), shard.serverKey().publicKey().hex(), Ledger.FORMAT,
                 System.currentTimeMillis(), l.maxKeyBytes(), l.maxValueBytes(), l.maxTransactionBytes(),
-                l.maxKeysPerRequest());
+                l.maxKeysPerRequest(), map.shards(), map.version());
     }
 
     @GetMapping("/head")

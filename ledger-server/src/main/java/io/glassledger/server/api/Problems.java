@@ -26,7 +26,8 @@ public final class Problems {
         ProblemDetail p = ProblemDetail.forStatusAndDetail(status, detail);
         p.setType(URI.create(TYPE_BASE + code.replace('_', '-')));
         HttpStatus known = HttpStatus.resolve(status.value());
-        p.setTitle(known != null ? known.getReasonPhrase() : status.value() == 421 ? "Misdirected Request" : "Error");
+        // Spring still names 421 after WebDAV's withdrawn "Destination Locked"; RFC 9110 calls it Misdirected Request.
+        p.setTitle(status.value() == 421 ? "Misdirected Request" : known != null ? known.getReasonPhrase() : "Error");
         p.setProperty("code", code);
         p.setProperty("retryable", retryable);
         return p;

@@ -1,5 +1,8 @@
 package io.glassledger.server.api;
 
+import io.glassledger.core.shard.ShardMap;
+import org.springframework.http.HttpStatusCode;
+
 import io.glassledger.api.Wire;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.server.LedgerProperties;
@@ -10,9 +13,24 @@ import org.springframework.stereotype.Component;
 @Component
 class Requests {
     private final LedgerProperties.Limits limits;
+    private final ShardMap map;
+    private final int shard;
 
     Requests(LedgerProperties props) {
         this.limits = props.limits();
+        this.map = props.cluster().map();
+        this.shard = props.shard();
+    }
+
+    /** Refuses a key that the shard map places on another shard: 421 {@code wrong_shard}. */
+    Bytes owned(String field, Bytes key) {
+        int home = map.shardOf(key);
+        if (home != shard) {
+            throw new ApiException("wrong_shard", HttpStatusCode.valueOf(421), field + ": key " + Wire.b64(key)
+                    + " belongs to shard " + home + " in shard map version " + map.version() + ", this is shard "
+                    + shard);
+        }
+        return key;
     }
 
     LedgerProperties.Limits limits() {
@@ -26,7 +44,7 @@ class Requests {
         if (b64.size() > limits.maxKeysPerRequest()) {
             throw ApiException.tooLarge(field + ": " + b64.size() + " keys, the limit is " + limits.maxKeysPerRequest());
         }
-        return b64.stream().map(k -> key(field, k)).toList();
+        return b64.stream().map(k -> key(field, k)).toList();  // key() checks the shard
     }
 
     Bytes key(String field, String b64) {
@@ -37,7 +55,7 @@ class Requests {
         if (k.length() > limits.maxKeyBytes()) {
             throw ApiException.tooLarge(field + ": key of " + k.length() + " bytes, the limit is " + limits.maxKeyBytes());
         }
-        return k;
+        return owned(field, k);
     }
 
     /** An optional count: {@code dflt} when absent, at least 1, at most {@code max} (else 413). */
@@ -52,8 +70,19 @@ class Requests {
         return n;
     }
 
+    /** A range bound: any key, since a range spans every shard. */
     Bytes optionalKey(String field, String b64) {
-        return b64 == null ? null : key(field, b64);
+        if (b64 == null) {
+            return null;
+        }
+        Bytes k = decode(field, b64);
+        if (k.length() == 0) {
+            throw ApiException.malformed(field + ": empty key");
+        }
+        if (k.length() > limits.maxKeyBytes()) {
+            throw ApiException.tooLarge(field + ": key of " + k.length() + " bytes, the limit is " + limits.maxKeyBytes());
+        }
+        return k;
     }
 
     Bytes decode(String field, String b64) {

@@ -102,6 +102,16 @@ class TxController {
                 .then(Mono.just(new Dto.TxStateDto(txId, TxState.ABORTED.name(), null)));
     }
 
+    /**
+     * Asked of a transaction's primary participant by another participant whose prepare timed out (roles peer and
+     * admin): the recorded decision, recording an abort first if there is none.
+     */
+    @PostMapping("/tx/{txId}/resolve")
+    Mono<Dto.TxStateDto> resolve(@PathVariable String txId) {
+        return Mono.fromFuture(shard.engine().resolve(txId(txId)))
+                .map(s -> new Dto.TxStateDto(txId, s.name(), null));
+    }
+
     @GetMapping("/tx/{txId}")
     Mono<Dto.TxStateDto> status(@PathVariable String txId) {
         return Mono.fromFuture(shard.engine().status(txId(txId)))
@@ -148,7 +158,11 @@ class TxController {
         } catch (RuntimeException e) {
             throw ApiException.malformed("record: not a signed transaction (" + e.getMessage() + ")");
         }
+        for (Transaction.Read r : stx.tx().reads()) {
+            requests.owned("record.reads", r.key());
+        }
         for (Mutation m : stx.tx().writes()) {
+            requests.owned("record.writes", m.key());
             if (m.key().length() > l.maxKeyBytes()) {
                 throw ApiException.tooLarge("a written key of " + m.key().length() + " bytes, the limit is "
                         + l.maxKeyBytes());

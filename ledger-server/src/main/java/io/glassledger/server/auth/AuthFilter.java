@@ -26,10 +26,12 @@ import reactor.core.publisher.Mono;
 class AuthFilter implements WebFilter {
     private final AuthStore store;
     private final ObjectMapper json;
+    private final long mapVersion;
 
-    AuthFilter(AuthStore store, ObjectMapper json) {
+    AuthFilter(AuthStore store, ObjectMapper json, io.glassledger.server.LedgerProperties props) {
         this.store = store;
         this.json = json;
+        this.mapVersion = props.cluster().mapVersion();
     }
 
     @Override
@@ -50,6 +52,12 @@ class AuthFilter implements WebFilter {
             return refuse(exchange, "forbidden", HttpStatus.FORBIDDEN, "role " + p.get().role().wire()
                     + " may not " + exchange.getRequest().getMethod() + " " + path);
         }
+        String routed = exchange.getRequest().getHeaders().getFirst(io.glassledger.api.Wire.SHARD_MAP_HEADER);
+        if (routed != null && !routed.trim().equals(Long.toString(mapVersion))) {
+            return refuse(exchange, "stale_shard_map", HttpStatus.CONFLICT, "the request was routed with shard map "
+                    + "version " + routed.trim() + "; this cluster's map is version " + mapVersion
+                    + " (GET /v1/info)");
+        }
         exchange.getAttributes().put(Principal.ATTRIBUTE, p.get());
         return chain.filter(exchange);
     }
@@ -57,6 +65,13 @@ class AuthFilter implements WebFilter {
     static boolean allowed(Role role, HttpMethod method, String path) {
         if (role == Role.ADMIN) {
             return true;
+        }
+        if (role == Role.PEER) {
+            return path.startsWith("/v1/tx/") && (path.endsWith("/resolve") && HttpMethod.POST.equals(method)
+                    || HttpMethod.GET.equals(method)) || path.equals("/v1/info");
+        }
+        if (path.endsWith("/resolve")) {
+            return false;
         }
         if (path.startsWith("/v1/admin") || path.startsWith("/actuator")) {
             return role == Role.AUDITOR && path.startsWith("/actuator/prometheus");

@@ -44,8 +44,11 @@ public class AuthStore {
     private final Path clientsFile;
     private final Map<String, KeyEntry> keys = new ConcurrentHashMap<>();
     private final Map<String, String> clients = new ConcurrentHashMap<>();
+    private final byte[] peerKeyHash;
 
     public AuthStore(LedgerProperties props) {
+        String peer = props.cluster().peerKey();
+        this.peerKeyHash = peer.isBlank() ? null : HexFormat.of().parseHex(hash(peer.trim()));
         Path dir = props.dataDir().resolve("auth");
         this.keysFile = dir.resolve("api-keys.json");
         this.clientsFile = dir.resolve("clients.json");
@@ -85,7 +88,11 @@ public class AuthStore {
     }
 
     public Optional<Principal> authenticate(String apiKey) {
-        KeyEntry e = keys.get(hash(apiKey));
+        String h = hash(apiKey);
+        if (peerKeyHash != null && MessageDigest.isEqual(peerKeyHash, HexFormat.of().parseHex(h))) {
+            return Optional.of(new Principal("peer", Role.PEER));
+        }
+        KeyEntry e = keys.get(h);
         return e == null ? Optional.empty() : Optional.of(new Principal(e.clientId(), Role.parse(e.role())));
     }
 

@@ -51,6 +51,7 @@ public class Shard {
                 .withShard(props.shard())
                 .withPersistInterval(props.persistInterval())
                 .withMaxUnpersistedWrites(props.maxUnpersistedWrites())
+                .withLedgerCacheBytes(props.ledgerCache().toBytes())
                 .withMaxTxBytes(props.limits().maxTransactionBytes());
         this.engine = TxnEngine.open(cfg);
         int threads = Math.max(2, Runtime.getRuntime().availableProcessors());

@@ -1,4 +1,4 @@
-package io.glassledger.client;
+package io.glassledger.api;
 
 import java.net.Socket;
 import java.security.GeneralSecurityException;
@@ -18,14 +18,24 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * exactly); being an {@link X509ExtendedTrustManager}, JSSE leaves endpoint identification to it, and it does none.
  * The certificate's validity dates are checked, so an expired pinned certificate fails. Accepts no client certificates.
  */
-final class PinnedTrustManager extends X509ExtendedTrustManager {
+public final class PinnedTrustManager extends X509ExtendedTrustManager {
     private final byte[] pin;
 
-    PinnedTrustManager(String sha256Hex) {
-        this.pin = HexFormat.of().parseHex(ClientConfig.normalizeFingerprint(sha256Hex));
+    public PinnedTrustManager(String sha256Hex) {
+        this.pin = HexFormat.of().parseHex(normalizeFingerprint(sha256Hex));
     }
 
-    static SSLContext sslContext(String sha256Hex) {
+    /** Lowercase hex without colons; refuses anything but 64 hex digits. */
+    public static String normalizeFingerprint(String fp) {
+        String hex = fp.replace(":", "").trim().toLowerCase(java.util.Locale.ROOT);
+        if (hex.length() != 64) {
+            throw new IllegalArgumentException("a SHA-256 fingerprint is 64 hex digits, got " + hex.length());
+        }
+        HexFormat.of().parseHex(hex);
+        return hex;
+    }
+
+    public static SSLContext sslContext(String sha256Hex) {
         try {
             SSLContext ctx = SSLContext.getInstance("TLS");
             ctx.init(null, new TrustManager[] {new PinnedTrustManager(sha256Hex)}, null);
@@ -36,7 +46,7 @@ final class PinnedTrustManager extends X509ExtendedTrustManager {
     }
 
     /** The lowercase hex SHA-256 of a certificate's DER encoding: what the server prints and the client pins. */
-    static String fingerprint(X509Certificate cert) throws CertificateException {
+    public static String fingerprint(X509Certificate cert) throws CertificateException {
         return HexFormat.of().formatHex(sha256(cert.getEncoded()));
     }
 

@@ -1,0 +1,159 @@
+package io.glassledger.client;
+
+import io.glassledger.api.Dto;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.txn.PromiseVerifier;
+import io.glassledger.core.txn.SignedTransaction;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * One cross-shard commit, coordinated by the client (GlassDB §3.3.2) with the decision made durable at the primary
+ * participant (the first in the participant list) before any other participant hears it:
+ * <ol>
+ *   <li>prepare at every participant, in parallel;</li>
+ *   <li>all voted yes: commit at the primary, which records the decision; then at the others, in parallel. A
+ *       participant that does not answer in time applies the decision itself once it asks the primary;</li>
+ *   <li>otherwise: abort at the primary first (a durable no), then at the others.</li>
+ * </ol>
+ * Requests that get no answer are repeated until {@link ClientConfig#requestTimeout()} has passed: deciding is
+ * idempotent at the server, and a decision once recorded is what every later request learns.
+ */
+final class TwoPhaseCommit {
+    private final GlassLedgerClient client;
+    private final Bytes txId;
+    private final List<Integer> participants;
+    private final Map<Integer, SignedTransaction> signed;
+    private final Map<Integer, List<PromiseVerifier.Read>> reads;
+    private final long deadline;
+
+    TwoPhaseCommit(GlassLedgerClient client, Bytes txId, List<Integer> participants,
+                   Map<Integer, SignedTransaction> signed, Map<Integer, List<PromiseVerifier.Read>> reads) {
+        this.client = client;
+        this.txId = txId;
+        this.participants = List.copyOf(participants);
+        this.signed = signed;
+        this.reads = reads;
+        this.deadline = System.nanoTime() + client.config().requestTimeout().toNanos();
+    }
+
+    CompletableFuture<CommitPromise> run() {
+        Map<Integer, TrustedState> before = new java.util.HashMap<>();
+        participants.forEach(p -> before.put(p, client.shardLink(p).trust.current()));
+        List<CompletableFuture<Dto.TxStateDto>> votes = new ArrayList<>();
+        for (int p : participants) {
+            votes.add(client.shardLink(p).prepare(signed.get(p)));
+        }
+        return settle(votes).thenCompose(x -> {
+            Throwable refused = votes.stream().filter(CompletableFuture::isCompletedExceptionally).findFirst()
+                    .map(TwoPhaseCommit::cause).orElse(null);
+            if (refused != null) {
+                return abortAll().thenCompose(y -> CompletableFuture.failedFuture(refused));
+            }
+            int primary = participants.get(0);
+            return retrying(() -> client.shardLink(primary).decideCommit(txId)).handle((dto, err) -> {
+                if (err == null) {
+                    return commitOthers(dto, before);
+                }
+                Throwable t = Violations.unwrap(err);
+                if (t instanceof GlassLedgerException g && "already_decided".equals(g.code())) {
+                    // The primary aborted it first (its prepare timed out): abort everywhere.
+                    return abortAll().thenCompose(y -> CompletableFuture.<CommitPromise>failedFuture(
+                            new GlassLedgerException(GlassLedgerException.ABORTED, g.status(), true, "transaction "
+                                    + txId.hex() + " was aborted by its primary shard " + primary + ": "
+                                    + g.detail())));
+                }
+                if (t instanceof GlassLedgerException g && g.retryable()) {
+                    return CompletableFuture.<CommitPromise>failedFuture(new GlassLedgerException(
+                            GlassLedgerException.OUTCOME_UNKNOWN, 0, false, "could not reach primary shard "
+                            + primary + " to commit transaction " + txId.hex() + " (" + g.getMessage()
+                            + "); the shards resolve it themselves after their prepare timeout", null, g));
+                }
+                return abortAll().thenCompose(y -> CompletableFuture.<CommitPromise>failedFuture(t));
+            }).thenCompose(f -> f);
+        });
+    }
+
+    private CompletableFuture<CommitPromise> commitOthers(Dto.PromiseDto primaryDto, Map<Integer, TrustedState> before) {
+        List<CompletableFuture<Dto.PromiseDto>> acks = new ArrayList<>();
+        acks.add(CompletableFuture.completedFuture(primaryDto));
+        for (int p : participants.subList(1, participants.size())) {
+            acks.add(retrying(() -> client.shardLink(p).decideCommit(txId)));
+        }
+        return settle(acks).thenApply(x -> {
+            List<CommitPromise> parts = new ArrayList<>();
+            List<Integer> silent = new ArrayList<>();
+            for (int i = 0; i < participants.size(); i++) {
+                int p = participants.get(i);
+                CompletableFuture<Dto.PromiseDto> a = acks.get(i);
+                if (a.isCompletedExceptionally()) {
+                    silent.add(p);
+                    continue;
+                }
+                parts.add(client.shardLink(p).accept("/v1/tx/" + txId.hex() + "/commit", signed.get(p), reads.get(p),
+                        a.join(), before.get(p), client.config()));
+            }
+            if (!silent.isEmpty()) {
+                throw new GlassLedgerException(GlassLedgerException.INCOMPLETE, 0, false, "transaction "
+                        + txId.hex() + " committed (decision recorded at primary shard " + participants.get(0)
+                        + ") but shards " + silent + " did not acknowledge in time; they commit it when they ask the "
+                        + "primary", null, cause(acks.get(participants.indexOf(silent.get(0)))));
+            }
+            return CommitPromise.combined(parts);
+        });
+    }
+
+    /** Primary first, so the abort is recorded there before anyone else releases; best effort elsewhere. */
+    private CompletableFuture<Void> abortAll() {
+        int primary = participants.get(0);
+        return retrying(() -> client.shardLink(primary).decideAbort(txId)).handle((x, e) -> null)
+                .thenCompose(x -> {
+                    List<CompletableFuture<?>> rest = new ArrayList<>();
+                    for (int p : participants.subList(1, participants.size())) {
+                        rest.add(client.shardLink(p).decideAbort(txId).handle((y, e) -> null));
+                    }
+                    return CompletableFuture.allOf(rest.toArray(new CompletableFuture<?>[0]));
+                });
+    }
+
+    /** Repeats {@code call} on a transport failure or a retryable refusal, with backoff, until the deadline. */
+    private <T> CompletableFuture<T> retrying(Supplier<CompletableFuture<T>> call) {
+        return attempt(call, 0);
+    }
+
+    private <T> CompletableFuture<T> attempt(Supplier<CompletableFuture<T>> call, int n) {
+        return call.get().handle((v, err) -> {
+            if (err == null) {
+                return CompletableFuture.completedFuture(v);
+            }
+            Throwable t = Violations.unwrap(err);
+            long ms = Math.min(1000, 20L << Math.min(n, 6));
+            ms = ms / 2 + ThreadLocalRandom.current().nextLong(ms / 2 + 1);
+            if (t instanceof GlassLedgerException g && g.retryable()
+                    && System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms) < deadline) {
+                return CompletableFuture.runAsync(() -> { },
+                        CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS)).thenCompose(y -> attempt(call, n + 1));
+            }
+            return CompletableFuture.<T>failedFuture(t);
+        }).thenCompose(f -> f);
+    }
+
+    private static CompletableFuture<Void> settle(List<? extends CompletableFuture<?>> fs) {
+        return CompletableFuture.allOf(fs.stream().map(f -> f.handle((v, e) -> null))
+                .toArray(CompletableFuture<?>[]::new));
+    }
+
+    private static Throwable cause(CompletableFuture<?> f) {
+        try {
+            f.join();
+            return null;
+        } catch (RuntimeException e) {
+            return Violations.unwrap(e);
+        }
+    }
+}

@@ -1,0 +1,454 @@
+package io.glassledger.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.glassledger.api.Dto;
+import io.glassledger.api.PinnedTrustManager;
+import io.glassledger.api.Wire;
+import io.glassledger.client.ClientConfig;
+import io.glassledger.client.CommitPromise;
+import io.glassledger.client.GlassLedgerClient;
+import io.glassledger.client.GlassLedgerException;
+import io.glassledger.client.Txn;
+import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.core.hash.Bytes;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A 3-shard cluster of real server processes, started and restarted with {@code ./glassledger cluster start}, under
+ * concurrent bank transfers across shards (each transfer also writes a marker key {@code xfer/<txId>} with what it
+ * moved). While it runs, a client JVM is killed with SIGKILL after preparing transactions it never decides, and
+ * shards are killed with SIGKILL and restarted. Then:
+ * <ul>
+ *   <li>no transaction stays prepared: every shard resolves what it held with the primary;</li>
+ *   <li>the total balance is what it was, in every read-only cross-shard transaction that committed during the run
+ *       (a serializable history has no read skew) and at the end;</li>
+ *   <li>no update is lost and none is half-applied: each account's balance is its opening balance plus the
+ *       transfers whose markers the ledger holds, every transfer acknowledged as committed has its marker, every
+ *       one refused has none, and none of the killed client's undecided transactions has one;</li>
+ *   <li>every promise acknowledged verifies.</li>
+ * </ul>
+ */
+class ClusterIT {
+    static final int ACCOUNTS = 24;
+    static final long OPENING = 1_000;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static Path root;
+    private static Path dir;
+    private static int port;
+    private static String apiKey;
+    private static String adminKey;
+    private static Properties cluster;
+
+    static Bytes account(int i) {
+        return Bytes.of(String.format("acct-%02d", i).getBytes(StandardCharsets.UTF_8));
+    }
+
+    static Bytes marker(Bytes txId) {
+        return Bytes.of(("xfer/" + txId.hex()).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Moves {@code amount} from account a to account b, and writes the transfer's marker. */
+    static long transfer(Txn tx, int a, int b, long amount) {
+        List<byte[]> v = tx.getAll(List.of(account(a).toByteArray(), account(b).toByteArray()));
+        tx.put(account(a).toByteArray(), Long.toString(balance(v.get(0)) - amount).getBytes(StandardCharsets.UTF_8));
+        tx.put(account(b).toByteArray(), Long.toString(balance(v.get(1)) + amount).getBytes(StandardCharsets.UTF_8));
+        tx.put(marker(tx.txId()).toByteArray(), (a + " " + b + " " + amount).getBytes(StandardCharsets.UTF_8));
+        return amount;
+    }
+
+    private static long balance(byte[] v) {
+        if (v == null) {
+            throw new IllegalStateException("account missing");
+        }
+        return Long.parseLong(new String(v, StandardCharsets.UTF_8));
+    }
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        root = Path.of("").toAbsolutePath().getParent();
+        dir = Path.of("target", "cluster-it").toAbsolutePath();
+        if (Files.exists(dir)) {
+            try (var files = Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+        Files.createDirectories(dir);
+        port = freePorts(3);
+        launcher("start", "--shards", "3", "--dir", dir.toString(), "--port", Integer.toString(port));
+        cluster = new Properties();
+        try (var in = Files.newBufferedReader(dir.resolve("cluster.properties"))) {
+            cluster.load(in);
+        }
+        for (String line : Files.readAllLines(dir.resolve("credentials.txt"))) {
+            String[] f = line.split("\t");
+            if (f.length == 3 && f[0].equals("default")) {
+                apiKey = f[2];
+            } else if (f.length == 3 && f[0].equals("admin")) {
+                adminKey = f[2];
+            }
+        }
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        if (dir != null) {
+            launcher("stop", "--dir", dir.toString());
+        }
+    }
+
+    @Test
+    void bankTransfersSurviveKilledClientsAndShards() throws Exception {
+        ClientConfig cfg = ClientConfig.builder().clusterFile(dir.resolve("cluster.properties")).apiKey(apiKey)
+                .signingKey(SigningKey.generate()).stateFile(dir.resolve("client-state.json"))
+                .verifyDelay(Duration.ofMillis(100)).requestTimeout(Duration.ofSeconds(45)).build();
+        try (GlassLedgerClient client = GlassLedgerClient.connect(cfg)) {
+            CommitPromise opening = client.runTransaction(tx -> {
+                for (int i = 0; i < ACCOUNTS; i++) {
+                    tx.put(account(i).toByteArray(), Long.toString(OPENING).getBytes(StandardCharsets.UTF_8));
+                }
+                return null;
+            }).promise();
+            assertThat(opening.crossShard()).isTrue();
+            opening.verification().get(60, TimeUnit.SECONDS);
+
+            Outcomes out = new Outcomes();
+            List<Thread> load = new ArrayList<>();
+            for (int t = 0; t < 3; t++) {
+                long seed = 7 + t;
+                load.add(start("transfer-" + t, () -> transfers(client, out, seed)));
+            }
+            load.add(start("reader", () -> readers(client, out)));
+
+            // A client JVM that prepares transfers and never decides them, killed with SIGKILL.
+            Process bankClient = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xmx256m", "-cp", System.getProperty("java.class.path"), ClusterClientMain.class.getName(),
+                    // Its own identity (an API key binds one Ed25519 key): the admin's, the other key the launcher made.
+                    dir.resolve("cluster.properties").toString(), adminKey, dir.resolve("bank-client-state.json")
+                    .toString(), Integer.toString(ACCOUNTS)).redirectErrorStream(true).start();
+            Set<String> undecided = ConcurrentHashMap.newKeySet();
+            Thread reader = start("bank-client-out", () -> readPrepared(bankClient, undecided));
+            await().atMost(Duration.ofSeconds(90)).until(() -> undecided.size() >= 3);
+            kill9(bankClient.pid());
+            bankClient.waitFor(10, TimeUnit.SECONDS);
+            reader.join(5_000);
+
+            // Shards killed with SIGKILL at random moments and restarted, while transfers run.
+            SplittableRandom r = new SplittableRandom(2026);
+            for (int round = 0; round < 3; round++) {
+                Thread.sleep(3_000 + r.nextInt(4_000));
+                int victim = r.nextInt(3);
+                kill9(Long.parseLong(Files.readString(dir.resolve("shard-" + victim).resolve("server.pid")).trim()));
+                Thread.sleep(500 + r.nextInt(2_000));
+                launcher("start", "--shards", "3", "--dir", dir.toString(), "--port", Integer.toString(port));
+            }
+            Thread.sleep(5_000);
+            out.stop = true;
+            for (Thread t : load) {
+                t.join(120_000);
+            }
+            assertThat(out.errors).as("unexpected client errors").isEmpty();
+            assertThat(out.committed).as("transfers committed").hasSizeGreaterThan(20);
+            assertThat(out.readsCommitted.get()).as("read-only cross-shard transactions committed").isPositive();
+
+            // No transaction stays prepared: each shard resolves with the primary (prepare timeout 2 s).
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                    .until(() -> preparedEverywhere() == 0);
+
+            // Every acknowledged promise verifies.
+            int verified = 0;
+            for (CommitPromise p : out.committed.values()) {
+                p.verification().get(120, TimeUnit.SECONDS);
+                assertThat(p.parts()).allSatisfy(part -> assertThat(part.verification()).isCompleted());
+                verified++;
+            }
+
+            // The ledger's markers say which transfers committed; the balances must follow from them exactly.
+            Map<String, String> markers = new HashMap<>();
+            for (int s = 0; s < 3; s++) {
+                markers.putAll(scan(s, "xfer/", "xfer0"));
+            }
+            long[] expected = new long[ACCOUNTS];
+            java.util.Arrays.fill(expected, OPENING);
+            for (Map.Entry<String, String> m : markers.entrySet()) {
+                String[] f = m.getValue().split(" ");
+                assertThat(f[0]).as("marker %s of a transaction never decided", m.getKey()).isNotEqualTo("prepared-only");
+                expected[Integer.parseInt(f[0])] -= Long.parseLong(f[2]);
+                expected[Integer.parseInt(f[1])] += Long.parseLong(f[2]);
+            }
+            Map<Integer, Long> finalBalances = readAll(client);
+            long total = 0;
+            for (int i = 0; i < ACCOUNTS; i++) {
+                assertThat(finalBalances.get(i)).as("balance of account %d", i).isEqualTo(expected[i]);
+                total += finalBalances.get(i);
+            }
+            assertThat(total).isEqualTo(ACCOUNTS * OPENING);
+            for (String id : out.committed.keySet()) {
+                assertThat(markers).as("acknowledged transfer %s", id).containsKey("xfer/" + id);
+            }
+            for (String id : out.committedUnacknowledged) {
+                assertThat(markers).as("transfer %s committed at its primary", id).containsKey("xfer/" + id);
+            }
+            for (String id : out.refused) {
+                assertThat(markers).as("refused transfer %s", id).doesNotContainKey("xfer/" + id);
+            }
+            for (String id : undecided) {
+                assertThat(markers).as("undecided transfer %s of the killed client", id).doesNotContainKey("xfer/" + id);
+            }
+            assertThat(out.badSums).as("read-only transactions that saw another total").isEmpty();
+            System.out.printf("cluster: %d transfers acknowledged and verified (%d of them markers found), %d "
+                            + "committed unacknowledged, %d refused, %d unknown; %d read-only audits; %d markers; "
+                            + "%d undecided prepares resolved%n", verified, out.committed.size(),
+                    out.committedUnacknowledged.size(), out.refused.size(), out.unknown.size(),
+                    out.readsCommitted.get(), markers.size(), undecided.size());
+        }
+    }
+
+    static final class Outcomes {
+        volatile boolean stop;
+        final Map<String, CommitPromise> committed = new ConcurrentHashMap<>();
+        final Set<String> committedUnacknowledged = ConcurrentHashMap.newKeySet();
+        final Set<String> refused = ConcurrentHashMap.newKeySet();
+        final Set<String> unknown = ConcurrentHashMap.newKeySet();
+        final List<Long> badSums = new CopyOnWriteArrayList<>();
+        final List<Throwable> errors = new CopyOnWriteArrayList<>();
+        final AtomicInteger readsCommitted = new AtomicInteger();
+    }
+
+    private static void transfers(GlassLedgerClient client, Outcomes out, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        while (!out.stop) {
+            int a = r.nextInt(ACCOUNTS);
+            int b = (a + 1 + r.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
+            Txn tx;
+            try {
+                tx = client.begin();
+                transfer(tx, a, b, 1 + r.nextInt(9));
+            } catch (GlassLedgerException e) {
+                pause();  // a read failed (a shard is down): nothing was sent for this transaction
+                continue;
+            }
+            String id = tx.txId().hex();
+            try {
+                out.committed.put(id, tx.commit());
+            } catch (GlassLedgerException e) {
+                switch (e.code()) {
+                    case "conflict", GlassLedgerException.ABORTED -> out.refused.add(id);
+                    case GlassLedgerException.INCOMPLETE -> out.committedUnacknowledged.add(id);
+                    default -> {
+                        out.unknown.add(id);
+                        pause();
+                    }
+                }
+            } catch (RuntimeException e) {
+                out.errors.add(e);
+                return;
+            }
+        }
+    }
+
+    /** Read-only transactions over every account: each that commits must see the opening total. */
+    private static void readers(GlassLedgerClient client, Outcomes out) {
+        while (!out.stop) {
+            try {
+                Txn tx = client.begin();
+                long sum = 0;
+                for (byte[] v : tx.getAll(allAccounts())) {
+                    sum += balance(v);
+                }
+                tx.commit();
+                out.readsCommitted.incrementAndGet();
+                if (sum != ACCOUNTS * OPENING) {
+                    out.badSums.add(sum);
+                }
+            } catch (GlassLedgerException e) {
+                pause();
+            } catch (RuntimeException e) {
+                out.errors.add(e);
+                return;
+            }
+        }
+    }
+
+    private static List<byte[]> allAccounts() {
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < ACCOUNTS; i++) {
+            keys.add(account(i).toByteArray());
+        }
+        return keys;
+    }
+
+    private static Map<Integer, Long> readAll(GlassLedgerClient client) {
+        return client.runTransaction(tx -> {
+            Map<Integer, Long> m = new HashMap<>();
+            List<byte[]> vs = tx.getAll(allAccounts());
+            for (int i = 0; i < ACCOUNTS; i++) {
+                m.put(i, balance(vs.get(i)));
+            }
+            return m;
+        }).value();
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(50);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void readPrepared(Process p, Set<String> undecided) {
+        Pattern prepared = Pattern.compile("^PREPARED ([0-9a-f]{32})$");
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                Matcher m = prepared.matcher(line);
+                if (m.matches()) {
+                    undecided.add(m.group(1));
+                }
+            }
+        } catch (IOException e) {
+            // the process was killed
+        }
+    }
+
+    private static long preparedEverywhere() throws Exception {
+        long n = 0;
+        for (int s = 0; s < 3; s++) {
+            String metrics = new String(get(s, "/actuator/prometheus", adminKey), StandardCharsets.UTF_8);
+            Matcher m = Pattern.compile("(?m)^glassledger_2pc_prepared\\{[^}]*\\} ([0-9.E]+)$").matcher(metrics);
+            if (!m.find()) {
+                throw new IllegalStateException("shard " + s + " exposes no glassledger_2pc_prepared");
+            }
+            n += (long) Double.parseDouble(m.group(1));
+        }
+        return n;
+    }
+
+    private static Map<String, String> scan(int shard, String from, String to) throws Exception {
+        Map<String, String> out = new HashMap<>();
+        String start = Wire.b64(Bytes.of(from.getBytes(StandardCharsets.UTF_8)));
+        while (true) {
+            String body = "{\"from\":\"" + start + "\",\"to\":\"" + Wire.b64(Bytes.of(to.getBytes(StandardCharsets.UTF_8)))
+                    + "\",\"limit\":10000}";
+            Dto.ScanResponse resp = JSON.readValue(post(shard, "/v1/scan", body), Dto.ScanResponse.class);
+            for (Dto.ValueDto v : resp.items()) {
+                if (v.value() != null) {
+                    out.put(new String(Wire.requiredBytes("key", v.key()).toByteArray(), StandardCharsets.UTF_8),
+                            new String(Wire.requiredBytes("value", v.value()).toByteArray(), StandardCharsets.UTF_8));
+                }
+            }
+            if (!resp.more() || resp.items().isEmpty()) {
+                return out;
+            }
+            byte[] last = Wire.requiredBytes("key", resp.items().get(resp.items().size() - 1).key()).toByteArray();
+            byte[] next = java.util.Arrays.copyOf(last, last.length + 1);
+            start = Wire.b64(Bytes.of(next));
+        }
+    }
+
+    private static HttpClient http() {
+        return HttpClient.newBuilder().sslContext(PinnedTrustManager.sslContext(cluster.getProperty("pin")))
+                .version(HttpClient.Version.HTTP_1_1).build();
+    }
+
+    private static byte[] get(int shard, String path, String key) throws Exception {
+        return send(HttpRequest.newBuilder(URI.create(cluster.getProperty("url." + shard) + path))
+                .header("Authorization", "Bearer " + key).GET().build());
+    }
+
+    private static byte[] post(int shard, String path, String body) throws Exception {
+        return send(HttpRequest.newBuilder(URI.create(cluster.getProperty("url." + shard) + path))
+                .header("Authorization", "Bearer " + apiKey).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build());
+    }
+
+    private static byte[] send(HttpRequest req) throws Exception {
+        HttpResponse<byte[]> resp = http().send(req, HttpResponse.BodyHandlers.ofByteArray());
+        if (resp.statusCode() != 200) {
+            throw new IllegalStateException(req.uri() + " answered " + resp.statusCode() + ": "
+                    + new String(resp.body(), StandardCharsets.UTF_8));
+        }
+        return resp.body();
+    }
+
+    private static Thread start(String name, Runnable r) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private static void kill9(long pid) throws Exception {
+        Process p = new ProcessBuilder("kill", "-9", Long.toString(pid)).inheritIO().start();
+        assertThat(p.waitFor()).isZero();
+        await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true));
+    }
+
+    /** Runs {@code ./glassledger cluster ARGS} from the repository root and waits for it to succeed. */
+    private static void launcher(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("bash", root.resolve("glassledger").toString(), "cluster"));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile()).redirectErrorStream(true);
+        pb.environment().put("GLASSLEDGER_JAVA_OPTS", "-Xmx512m -XX:TieredStopAtLevel=1");
+        pb.environment().put("GLASSLEDGER_CLUSTER_ARGS", "--glassledger.cluster.prepare-timeout=2s "
+                + "--glassledger.cluster.resolve-interval=500ms --glassledger.ledger-cache=64MB "
+                + "--logging.level.root=WARN --logging.level.io.glassledger.server.StartupReport=INFO "
+                + "--logging.level.io.glassledger.server.shard.Resolver=INFO");
+        Process p = pb.start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(180, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IllegalStateException("./glassledger cluster " + String.join(" ", args) + " failed:\n" + output);
+        }
+    }
+
+    /** A base port with {@code n} free ports from it. */
+    private static int freePorts(int n) {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int base = 20_000 + new SplittableRandom().nextInt(20_000);
+            boolean free = true;
+            for (int i = 0; i < n && free; i++) {
+                try (ServerSocket s = new ServerSocket(base + i, 1, java.net.InetAddress.getLoopbackAddress())) {
+                    s.setReuseAddress(true);
+                } catch (IOException e) {
+                    free = false;
+                }
+            }
+            if (free) {
+                return base;
+            }
+        }
+        throw new UncheckedIOException(new IOException("no free ports"));
+    }
+}
