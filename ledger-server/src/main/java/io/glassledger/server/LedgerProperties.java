@@ -48,6 +48,10 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
                           @NotNull @DefaultValue("5s") Duration prepareTimeout,
                           @NotNull @DefaultValue("1s") Duration resolveInterval) {
 
+        public Cluster {
+            peers = peers.stream().filter(u -> !u.toString().isBlank()).toList();  // the empty default binds as [""]
+        }
+
         public io.glassledger.core.shard.ShardMap map() {
             return new io.glassledger.core.shard.ShardMap(mapVersion, shards);
         }

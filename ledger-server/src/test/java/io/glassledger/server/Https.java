@@ -34,6 +34,11 @@ final class Https {
         return send(HttpRequest.newBuilder(URI.create(base + path)).GET(), apiKey);
     }
 
+    /** A GET with one extra request header. */
+    Response get(String path, String apiKey, String header, String value) throws Exception {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).header(header, value).GET(), apiKey);
+    }
+
     Response post(String path, String apiKey, String body) throws Exception {
         return send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)), apiKey);

@@ -283,6 +283,64 @@ class TxnEngineTest {
     }
 
     @Test
+    void thePrimaryResolvesWithItsRecordedDecisionOrADurableAbort() throws Exception {
+        EngineConfig cfg = EngineConfig.defaults(dir).withPersistInterval(Duration.ofMillis(10))
+                .withWalSegmentBytes(2_000);
+        SignedTransaction committed = new TxnDraft(client, 0, List.of(0, 1), Transaction.newTxId(
+                System.currentTimeMillis())).put(b("c"), b("1")).sign();
+        SignedTransaction held = new TxnDraft(client, 0, List.of(0, 1), Transaction.newTxId(
+                System.currentTimeMillis())).put(b("h"), b("1")).sign();
+        Bytes never = Transaction.newTxId(System.currentTimeMillis());
+        try (TxnEngine e = TxnEngine.open(cfg)) {
+            e.prepare(committed).get();
+            e.decide(committed.txId(), true).get();
+            e.prepare(held).get();
+            assertEquals(TxState.COMMITTED, e.resolve(committed.txId()).get());
+            // Still prepared and undecided: the primary decides, and it decides abort.
+            assertEquals(TxState.ABORTED, e.resolve(held.txId()).get());
+            assertEquals(Reason.ALREADY_DECIDED, failure(e.decide(held.txId(), true)).reason());
+            assertNull(e.get(b("h")).value());
+            // Never seen: an abort is recorded, so the prepare that arrives late is refused.
+            assertEquals(TxState.ABORTED, e.resolve(never).get());
+            SignedTransaction late = new TxnDraft(client, 0, List.of(0, 1), never).put(b("late"), b("1")).sign();
+            assertEquals(Reason.DUPLICATE, failure(e.prepare(late)).reason());
+            // Enough commits to rotate the WAL and delete the segments that held the decisions.
+            for (int i = 0; i < 60; i++) {
+                e.commit(draft().put(b("fill" + i), Bytes.of(new byte[100])).sign(), true).get();
+            }
+        }
+        try (TxnEngine e = TxnEngine.open(cfg)) {
+            assertEquals(TxState.COMMITTED, e.resolve(committed.txId()).get());
+            assertEquals(TxState.ABORTED, e.resolve(held.txId()).get());
+            assertEquals(TxState.ABORTED, e.resolve(never).get());
+            SignedTransaction late = new TxnDraft(client, 0, List.of(0, 1), never).put(b("late"), b("1")).sign();
+            assertEquals(Reason.DUPLICATE, failure(e.prepare(late)).reason());
+            assertEquals(b("1"), e.get(b("c")).value());
+            assertNull(e.get(b("late")).value());
+        }
+        try (var segments = java.nio.file.Files.list(dir.resolve("wal"))) {
+            assertTrue(segments.count() < 5, "old segments were deleted, so the decisions came from carried records");
+        }
+    }
+
+    @Test
+    void heldTransactionsReportWhenTheyWerePrepared() throws Exception {
+        try (TxnEngine e = open()) {
+            long before = System.nanoTime();
+            SignedTransaction t = new TxnDraft(client, 0, List.of(1, 0), Transaction.newTxId(
+                    System.currentTimeMillis())).put(b("x"), b("1")).sign();
+            e.prepare(t).get();
+            List<TxnEngine.Held> held = e.held();
+            assertEquals(1, held.size());
+            assertEquals(t.txId(), held.get(0).stx().txId());
+            assertEquals(List.of(1, 0), held.get(0).stx().tx().participants());
+            assertTrue(held.get(0).sinceNanos() >= before);
+            e.decide(t.txId(), false).get();
+            assertEquals(List.of(), e.held());
+        }
+    }
+
+    @Test
     void walSegmentsRotateAndAreDeletedOnceTheirBlocksArePersisted() throws Exception {
         EngineConfig cfg = EngineConfig.defaults(dir).withPersistInterval(Duration.ofMillis(10))
                 .withWalSegmentBytes(2_000);

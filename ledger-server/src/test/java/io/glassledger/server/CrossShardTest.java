@@ -1,0 +1,201 @@
+package io.glassledger.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.glassledger.client.ClientConfig;
+import io.glassledger.client.CommitPromise;
+import io.glassledger.client.GlassLedgerClient;
+import io.glassledger.client.GlassLedgerException;
+import io.glassledger.client.IntegrityViolation;
+import io.glassledger.client.Txn;
+import io.glassledger.core.crypto.SigningKey;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two shards in this JVM, sharing a certificate and API keys as {@code ./glassledger cluster start} arranges: the
+ * SDK routes keys by the shard map, commits across both with two-phase commit, verifies every participant's
+ * promise, and catches a lie told by either shard. A stale map version on the client is refused at connect.
+ */
+class CrossShardTest {
+    @TempDir
+    Path dir;
+    final List<AutoCloseable> open = new ArrayList<>();
+    final List<IntegrityViolation> violations = new CopyOnWriteArrayList<>();
+    final ObjectMapper json = new ObjectMapper();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+    }
+
+    TestServer shard(int n) throws Exception {
+        Path data = dir.resolve("shard-" + n);
+        if (n > 0) {
+            Files.createDirectories(data.resolve("auth"));
+            copyTree(dir.resolve("shard-0").resolve("tls"), data.resolve("tls"));
+            Files.copy(dir.resolve("shard-0").resolve("auth").resolve("api-keys.json"),
+                    data.resolve("auth").resolve("api-keys.json"));
+        }
+        TestServer s = new TestServer(data, "--glassledger.shard=" + n, "--glassledger.cluster.shards=2",
+                "--glassledger.cluster.map-version=2");
+        open.add(s);
+        return s;
+    }
+
+    GlassLedgerClient client(TestServer s0, List<String> urls, String state, Long mapVersion) {
+        ClientConfig.Builder b = ClientConfig.builder().shards(urls.stream().map(java.net.URI::create).toList())
+                .apiKey(s0.apiKey("default")).pinnedCertSha256(s0.fingerprint()).signingKey(key)
+                .stateFile(dir.resolve(state)).verifyDelay(Duration.ofMillis(20)).violationHandler(violations::add);
+        if (mapVersion != null) {
+            b.shardMapVersion(mapVersion);
+        }
+        GlassLedgerClient c = GlassLedgerClient.connect(b.build());
+        open.add(c);
+        return c;
+    }
+
+    final SigningKey key = SigningKey.generate();
+
+    @Test
+    void crossShardTransactionsCommitAtomicallyAndEveryPartIsVerified() throws Exception {
+        TestServer s0 = shard(0);
+        TestServer s1 = shard(1);
+        GlassLedgerClient c = client(s0, List.of(s0.url(), s1.url()), "state.json", null);
+        String a = keyOn(c, 0);
+        String b = keyOn(c, 1);
+
+        CommitPromise p = c.runTransaction(t -> t.put(a, "100").put(b, "0")).promise();
+        assertTrue(p.crossShard());
+        String firstKey = a.compareTo(b) < 0 ? a : b;  // byte order, as the keys are ASCII
+        int primary = c.shardOf(utf8(firstKey));
+        assertEquals(List.of(primary, 1 - primary), p.parts().stream().map(x -> x.promise().shard()).toList(),
+                "the primary (the shard of the first written key) first");
+        var outcome = p.verification().get(30, TimeUnit.SECONDS);
+        assertEquals(2, outcome.writesChecked());
+        assertTrue(Files.exists(dir.resolve("state.json.shard-0")) && Files.exists(dir.resolve("state.json.shard-1")),
+                "one state file per shard");
+
+        // A transfer reads and writes both; a read-only transaction over both sees a consistent total.
+        CommitPromise t = c.runTransaction(tx -> {
+            List<byte[]> v = tx.getAll(List.of(utf8(a), utf8(b)));
+            tx.put(a, Long.toString(Long.parseLong(str(v.get(0))) - 30));
+            tx.put(b, Long.toString(Long.parseLong(str(v.get(1))) + 30));
+            return null;
+        }).promise();
+        assertEquals(4, t.verification().get(30, TimeUnit.SECONDS).writesChecked()
+                + t.verification().get().readsChecked());
+        var ro = c.runTransaction(tx -> tx.getAll(List.of(utf8(a), utf8(b))));
+        assertEquals("70", str(ro.value().get(0)));
+        assertEquals("30", str(ro.value().get(1)));
+        assertEquals(2, ro.promise().verification().get(30, TimeUnit.SECONDS).readsChecked());
+        assertEquals("70", c.get(a));
+        assertEquals("30", c.get(b));
+
+        // A conflict at one participant aborts the whole transaction at both.
+        Txn first = c.begin();
+        first.getAll(List.of(utf8(a), utf8(b)));
+        first.put(a, "1").put(b, "1");
+        c.runTransaction(tx -> tx.put(b, "31"));
+        GlassLedgerException conflict = assertThrows(GlassLedgerException.class, first::commit);
+        assertEquals("conflict", conflict.code());
+        assertEquals("70", c.get(a), "nothing of the refused transaction landed on the other shard");
+        assertEquals("31", c.get(b));
+    }
+
+    @Test
+    void aLieByOneShardFailsTheCrossShardPromise() throws Exception {
+        TestServer s0 = shard(0);
+        TestServer s1 = shard(1);
+        LyingProxy proxy = new LyingProxy(s1.dataDir.resolve("tls"), s1.url());
+        open.add(proxy);
+        GlassLedgerClient c = client(s0, List.of(s0.url(), proxy.url()), "victim.json", 2L);
+        String a = keyOn(c, 0);
+        String b = keyOn(c, 1);
+        proxy.lie = (path, req, resp) -> path.equals("/v1/proofs/batch") ? changeClaims(resp) : null;
+        CommitPromise p = c.runTransaction(t -> t.put(a, "1").put(b, "1")).promise();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> p.verification().get(30, TimeUnit.SECONDS));
+        IntegrityViolation v = assertInstanceOf(IntegrityViolation.class, e.getCause());
+        assertTrue(v.evidence().txIds().contains(p.txId()), v.evidence().toString());
+        CommitPromise honest = p.parts().stream().filter(x -> x.promise().shard() == 0).findFirst().orElseThrow();
+        assertNull(honest.verification().handle((o, err) -> err).get(30, TimeUnit.SECONDS), "shard 0's part verified");
+        assertTrue(violations.contains(v));
+    }
+
+    @Test
+    void aClientWithAnotherMapVersionIsRefusedAtConnect() throws Exception {
+        TestServer s0 = shard(0);
+        TestServer s1 = shard(1);
+        GlassLedgerException stale = assertThrows(GlassLedgerException.class,
+                () -> client(s0, List.of(s0.url(), s1.url()), "stale.json", 1L));
+        assertEquals("stale_shard_map", stale.code());
+        GlassLedgerException swapped = assertThrows(GlassLedgerException.class,
+                () -> client(s0, List.of(s1.url(), s0.url()), "swapped.json", null));
+        assertEquals("wrong_shard", swapped.code());
+    }
+
+    private static String keyOn(GlassLedgerClient c, int shard) {
+        for (int i = 0; ; i++) {
+            if (c.shardOf(utf8("acct-" + i)) == shard) {
+                return "acct-" + i;
+            }
+        }
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String str(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    private String changeClaims(String resp) {
+        try {
+            ObjectNode root = (ObjectNode) json.readTree(resp);
+            for (var p : root.get("proofs")) {
+                if (p.get("claims") instanceof ArrayNode claims) {
+                    for (var cl : claims) {
+                        ((ObjectNode) cl).put("value", Base64.getEncoder().encodeToString(utf8("999999")));
+                    }
+                }
+            }
+            return json.writeValueAsString(root);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void copyTree(Path from, Path to) throws Exception {
+        try (var s = Files.walk(from)) {
+            for (Path p : s.toList()) {
+                Path q = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(q);
+                } else {
+                    Files.copy(p, q);
+                }
+            }
+        }
+    }
+}
