@@ -29,12 +29,18 @@ final class ServerProcess implements AutoCloseable {
 
     ServerProcess(Path jar, Path dataDir, List<String> jvmOpts, List<String> args) throws IOException,
             InterruptedException {
+        this(jar, dataDir, jvmOpts, args, 0);
+    }
+
+    /** @param port 0: a free one */
+    ServerProcess(Path jar, Path dataDir, List<String> jvmOpts, List<String> args, int port) throws IOException,
+            InterruptedException {
         this.dataDir = dataDir;
         Files.createDirectories(dataDir);
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmOpts);
-        cmd.addAll(List.of("-jar", jar.toString(), "--server.port=0", "--glassledger.data-dir=" + dataDir));
+        cmd.addAll(List.of("-jar", jar.toString(), "--server.port=" + port, "--glassledger.data-dir=" + dataDir));
         cmd.addAll(args);
         process = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.PIPE).start();

@@ -32,9 +32,16 @@ public final class ServiceBenchmark {
     private static final PrintStream OUT = System.out;
 
     record Options(int keys, double seconds, double warmup, int clients, long delayMs, long persistMs,
-                   Path dir, boolean quick) {
+                   Path dir, boolean quick, List<Integer> shards, String name) {
         static Options parse(String[] args) {
+            return parse(args, "service");
+        }
+
+        /** {@code name}: service (one shard) or cluster (1 and 3 shards by default, and {@code --shards}). */
+        static Options parse(String[] args, String name) {
+            boolean cluster = name.equals("cluster");
             boolean quick = List.of(args).contains("--quick");
+            List<Integer> shards = cluster ? List.of(1, 3) : List.of(1);
             int keys = quick ? 10_000 : 100_000;
             double seconds = quick ? 4 : 20;
             double warmup = quick ? 2 : 30;
@@ -53,8 +60,24 @@ public final class ServiceBenchmark {
                     case "--delay-ms" -> delay = Args.number(args[i], Args.value(args, ++i), 0, 60_000);
                     case "--persist-ms" -> persist = Args.number(args[i], Args.value(args, ++i), 1, 60_000);
                     case "--dir" -> dir = Path.of(Args.value(args, ++i));
+                    case "--shards" -> {
+                        if (!cluster) {
+                            throw new IllegalArgumentException("--shards is for benchmark/run cluster");
+                        }
+                        List<Integer> list = new ArrayList<>();
+                        for (String n : Args.value(args, ++i).split(",")) {
+                            list.add((int) Args.number("--shards", n.trim(), 1, 16));
+                        }
+                        shards = List.copyOf(list);
+                    }
                     case "-h", "--help" -> {
-                        System.err.println("""
+                        System.err.println(cluster ? """
+                                usage: benchmark/run cluster [--shards LIST] [--quick] [--keys N] [--seconds S] [--warmup S]
+                                                             [--clients C] [--delay-ms MS] [--persist-ms MS] [--dir PATH]
+                                  workload X over HTTPS against clusters of ledger-server processes on loopback, one
+                                  after the other, cross-shard transactions committed with two-phase commit
+                                  --shards LIST   cluster sizes to run, e.g. 1,3 (default 1,3)
+                                  (the other options as for benchmark/run service)""" : """
                                 usage: benchmark/run service [--quick] [--keys N] [--seconds S] [--warmup S] [--clients C]
                                                              [--delay-ms MS] [--persist-ms MS] [--dir PATH]
                                   workload X over HTTPS against a ledger-server process on loopback (one shard)
@@ -69,43 +92,119 @@ public final class ServiceBenchmark {
                     default -> throw new IllegalArgumentException("unknown option " + args[i]);
                 }
             }
-            return new Options(keys, seconds, warmup, clients, delay, persist, dir.toAbsolutePath().normalize(), quick);
+            return new Options(keys, seconds, warmup, clients, delay, persist, dir.toAbsolutePath().normalize(), quick,
+                    shards, name);
         }
     }
 
     public static void main(String[] args) throws Exception {
         Options o;
+        String name = System.getProperty("glassledger.bench.name", "service");
         try {
-            o = Options.parse(args);
+            o = Options.parse(args, name);
             WorkDir.prepare(o.dir());
         } catch (IllegalArgumentException e) {
-            System.err.println("benchmark/run service: " + e.getMessage());
+            System.err.println("benchmark/run " + name + ": " + e.getMessage());
             System.exit(2);
             return;
         }
         System.exit(new ServiceBenchmark().run(o));
     }
 
+    private static String tag = "service";
+
     private static void log(String fmt, Object... a) {
-        System.err.printf("[service] " + fmt + "%n", a);
+        System.err.printf("[" + tag + "] " + fmt + "%n", a);
     }
 
     int run(Options o) throws Exception {
+        tag = o.name();
+        int rc = 0;
+        for (int shards : o.shards()) {
+            rc |= run(o, shards);
+        }
+        return rc;
+    }
+
+    /** The servers of one run: shard 0 first, whose certificate and API keys the others share. */
+    private static List<ServerProcess> startCluster(Path jar, Options o, int shards, List<String> jvm)
+            throws Exception {
+        List<ServerProcess> servers = new ArrayList<>();
+        List<String> common = new ArrayList<>(List.of("--glassledger.persist-interval=" + o.persistMs() + "ms",
+                "--logging.level.root=WARN", "--logging.level.io.glassledger.server.StartupReport=INFO"));
+        if (shards == 1) {
+            servers.add(new ServerProcess(jar, o.dir().resolve("server"), jvm, common));
+            return servers;
+        }
+        int base = freePorts(shards);
+        List<String> peers = new ArrayList<>();
+        for (int i = 0; i < shards; i++) {
+            peers.add("https://127.0.0.1:" + (base + i));
+        }
+        byte[] secret = new byte[24];
+        new java.security.SecureRandom().nextBytes(secret);
+        common.addAll(List.of("--glassledger.cluster.shards=" + shards, "--glassledger.cluster.peers="
+                + String.join(",", peers), "--glassledger.cluster.peer-key=" + java.util.HexFormat.of()
+                .formatHex(secret)));
+        try {
+            for (int i = 0; i < shards; i++) {
+                Path d = o.dir().resolve("shard-" + i);
+                if (i > 0) {
+                    Path first = o.dir().resolve("shard-0");
+                    java.nio.file.Files.createDirectories(d.resolve("tls"));
+                    java.nio.file.Files.createDirectories(d.resolve("auth"));
+                    for (String f : List.of("tls/server.p12", "tls/server.p12.password", "auth/api-keys.json")) {
+                        java.nio.file.Files.copy(first.resolve(f), d.resolve(f));
+                    }
+                }
+                List<String> args = new ArrayList<>(common);
+                args.add("--glassledger.shard=" + i);
+                servers.add(new ServerProcess(jar, d, jvm, args, base + i));
+            }
+        } catch (Exception e) {
+            for (ServerProcess sp : servers) {
+                sp.close();
+            }
+            throw e;
+        }
+        return servers;
+    }
+
+    private static int freePorts(int n) throws java.io.IOException {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int base = 20_000 + new SplittableRandom().nextInt(20_000);
+            boolean free = true;
+            for (int i = 0; i < n && free; i++) {
+                try (var s = new java.net.ServerSocket(base + i, 1, java.net.InetAddress.getLoopbackAddress())) {
+                    s.setReuseAddress(true);
+                } catch (java.io.IOException e) {
+                    free = false;
+                }
+            }
+            if (free) {
+                return base;
+            }
+        }
+        throw new java.io.IOException("no free ports");
+    }
+
+    private int run(Options o, int shards) throws Exception {
         Path jar = Path.of(System.getProperty("glassledger.server.jar",
                 "ledger-server/target/ledger-server-0.1.0-SNAPSHOT-exec.jar")).toAbsolutePath();
         Workload data = new Workload(o.keys(), 42);
-        String bench = "service.x";
+        String bench = o.name() + ".x";
         List<String> serverJvm = new ArrayList<>(List.of("-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch"));
         String extra = System.getenv("SERVER_JAVA_OPTS");  // e.g. a profiler: -XX:StartFlightRecording=...
         if (extra != null && !extra.isBlank()) {
             serverJvm.addAll(List.of(extra.trim().split("\\s+")));
         }
-        try (ServerProcess server = new ServerProcess(jar, o.dir().resolve("server"), serverJvm,
-                List.of("--glassledger.persist-interval=" + o.persistMs() + "ms", "--logging.level.root=WARN",
-                        "--logging.level.io.glassledger.server.StartupReport=INFO"))) {
-            log("server %s (pid %d), %d keys, %d clients, delay %d ms", server.url, server.process.pid(), o.keys(),
-                    o.clients(), o.delayMs());
-            ClientConfig cfg = ClientConfig.builder().url(server.url).apiKey(server.apiKey("default"))
+        List<ServerProcess> servers = startCluster(jar, o, shards, serverJvm);
+        ServerProcess server = servers.get(0);
+        try {
+            log("%d shard(s) %s, %d keys, %d clients, delay %d ms", shards, servers.stream().map(x -> x.url
+                    + " (pid " + x.process.pid() + ")").toList(), o.keys(), o.clients(), o.delayMs());
+            ClientConfig cfg = ClientConfig.builder().shards(servers.stream().map(x -> java.net.URI.create(x.url))
+                    .toList()).apiKey(server.apiKey("default"))
                     .pinnedCertSha256(server.fingerprint).signingKey(SigningKey.generate())
                     .stateFile(o.dir().resolve("client-state.json")).verifyDelay(Duration.ofMillis(o.delayMs()))
                     .build();
@@ -123,7 +222,7 @@ public final class ServiceBenchmark {
                 }
                 Thread.sleep((long) (o.warmup() * 1000));
                 long c0 = load.committed.get();
-                double serverCpu0 = server.cpuSeconds();
+                double serverCpu0 = cpu(servers);
                 double clientCpu0 = processCpu();
                 load.measuring = true;
                 long t0 = System.nanoTime();
@@ -131,7 +230,7 @@ public final class ServiceBenchmark {
                 load.measuring = false;
                 double secs = (System.nanoTime() - t0) / 1e9;
                 long committed = load.measuredCommits.get();
-                double serverCpu = server.cpuSeconds() - serverCpu0;
+                double serverCpu = cpu(servers) - serverCpu0;
                 double clientCpu = processCpu() - clientCpu0;
                 load.stop = true;
                 for (Thread t : threads) {
@@ -156,32 +255,37 @@ public final class ServiceBenchmark {
                     }
                 }
                 double tps = committed / secs;
-                JsonLine.of(bench, "throughput", tps, "tx/s", ">= 3000").with("committed", committed)
+                long cross = load.promises.stream().filter(CommitPromise::crossShard).count();
+                JsonLine.of(bench, "throughput", tps, "tx/s", o.name().equals("service") ? ">= 3000" : null)
+                        .with("shards", shards).with("per_shard", tps / shards)
+                        .with("cross_shard_share", ratio(cross, committed)).with("committed", committed)
                         .with("seconds", secs).with("clients", o.clients()).with("keys", o.keys())
                         .with("delay_ms", o.delayMs()).with("persist_ms", o.persistMs()).printTo(OUT);
                 JsonLine.of(bench, "abort_rate", ratio(load.conflicts.get(), load.conflicts.get() + committed), "ratio",
-                        null).with("conflicts", load.conflicts.get()).with("overloaded", load.overloaded.get())
+                        null).with("shards", shards).with("aborted_by_primary", load.aborted.get()).with("conflicts", load.conflicts.get()).with("overloaded", load.overloaded.get())
                         .printTo(OUT);
                 Stats lat = Stats.ofLongs(load.latencies.stream().mapToLong(Long::longValue).toArray());
                 JsonLine.of(bench, "tx_latency_p50", lat.median() / 1e6, "ms", null).with("p99", lat.quantile(0.99) / 1e6)
-                        .with("n", lat.count()).printTo(OUT);
-                JsonLine.of(bench, "tx_latency_p99", lat.quantile(0.99) / 1e6, "ms", null).printTo(OUT);
+                        .with("n", lat.count()).with("shards", shards).printTo(OUT);
+                JsonLine.of(bench, "tx_latency_p99", lat.quantile(0.99) / 1e6, "ms", null).with("shards", shards)
+                        .printTo(OUT);
                 JsonLine.of(bench, "server_cpu_us_per_tx", serverCpu / committed * 1e6, "us", null)
-                        .with("server_cpu_s", serverCpu).with("cores_used", serverCpu / secs).printTo(OUT);
+                        .with("server_cpu_s", serverCpu).with("cores_used", serverCpu / secs).with("shards", shards)
+                        .printTo(OUT);
                 JsonLine.of(bench, "client_cpu_us_per_tx", clientCpu / committed * 1e6, "us", null)
-                        .with("client_cpu_s", clientCpu).printTo(OUT);
+                        .with("client_cpu_s", clientCpu).with("shards", shards).printTo(OUT);
                 VerifierStats vs = client.verifierStats();
                 long proofBytes = vs.proofBytes() - vs0.proofBytes();
                 long claims = vs.claims() - vs0.claims();
-                JsonLine.of(bench, "proof_bytes_per_key", ratio(proofBytes, claims), "bytes", null)
+                JsonLine.of(bench, "proof_bytes_per_key", ratio(proofBytes, claims), "bytes", null).with("shards", shards)
                         .with("proof_bytes", proofBytes).with("claims", claims)
                         .with("batches", vs.batches() - vs0.batches())
                         .with("append_only_bytes", vs.appendOnlyBytes() - vs0.appendOnlyBytes()).printTo(OUT);
-                JsonLine.of(bench, "verified", verified, "promises", null).printTo(OUT);
-                JsonLine.of(bench, "verify_failed", failed, "promises", "== 0").printTo(OUT);
-                JsonLine.of(bench, "verify_pending", pending, "promises", "== 0").printTo(OUT);
-                log("%.0f tx/s, abort rate %.3f, p50 %.1f ms, p99 %.1f ms, server %.0f us CPU per tx; verified %d, "
-                        + "failed %d, pending %d", tps, ratio(load.conflicts.get(), load.conflicts.get() + committed),
+                JsonLine.of(bench, "verified", verified, "promises", null).with("shards", shards).printTo(OUT);
+                JsonLine.of(bench, "verify_failed", failed, "promises", "== 0").with("shards", shards).printTo(OUT);
+                JsonLine.of(bench, "verify_pending", pending, "promises", "== 0").with("shards", shards).printTo(OUT);
+                log("%d shard(s): %.0f tx/s (%.2f cross-shard), abort rate %.3f, p50 %.1f ms, p99 %.1f ms, server %.0f us CPU per tx; verified %d, "
+                        + "failed %d, pending %d", shards, tps, ratio(cross, committed), ratio(load.conflicts.get(), load.conflicts.get() + committed),
                         lat.median() / 1e6, lat.quantile(0.99) / 1e6, serverCpu / committed * 1e6, verified, failed,
                         pending);
                 if (load.error != null) {
@@ -191,8 +295,19 @@ public final class ServiceBenchmark {
                 return failed == 0 && pending == 0 ? 0 : 1;
             }
         } finally {
+            for (ServerProcess sp : servers) {
+                sp.close();
+            }
             WorkDir.deleteTree(o.dir());
         }
+    }
+
+    private static double cpu(List<ServerProcess> servers) throws java.io.IOException {
+        double sum = 0;
+        for (ServerProcess sp : servers) {
+            sum += sp.cpuSeconds();
+        }
+        return sum;
     }
 
     static final class Load {
@@ -203,6 +318,7 @@ public final class ServiceBenchmark {
         final AtomicLong measuredCommits = new AtomicLong();
         final AtomicLong conflicts = new AtomicLong();
         final AtomicLong overloaded = new AtomicLong();
+        final AtomicLong aborted = new AtomicLong();
         final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
         final ConcurrentLinkedQueue<CommitPromise> promises = new ConcurrentLinkedQueue<>();
     }
@@ -242,9 +358,12 @@ public final class ServiceBenchmark {
                         }
                         break;
                     } catch (GlassLedgerException e) {
-                        if ("conflict".equals(e.code())) {
+                        if ("conflict".equals(e.code()) || GlassLedgerException.ABORTED.equals(e.code())) {
                             if (load.measuring) {
                                 load.conflicts.incrementAndGet();
+                                if (GlassLedgerException.ABORTED.equals(e.code())) {
+                                    load.aborted.incrementAndGet();
+                                }
                             }
                         } else if ("overloaded".equals(e.code())) {
                             if (load.measuring) {
