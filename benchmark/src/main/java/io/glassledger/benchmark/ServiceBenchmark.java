@@ -210,89 +210,11 @@ public final class ServiceBenchmark {
                     .build();
             try (GlassLedgerClient client = GlassLedgerClient.connect(cfg)) {
                 preload(client, data);
-                VerifierStats vs0 = client.verifierStats();
-                Load load = new Load();
-                List<Thread> threads = new ArrayList<>();
-                for (int i = 0; i < o.clients(); i++) {
-                    long seed = 1000 + i;
-                    Thread t = new Thread(() -> clientLoop(client, data, load, seed), "x-client-" + i);
-                    t.setDaemon(true);
-                    threads.add(t);
-                    t.start();
+                int rc = measure(o, shards, servers, client, data, null, bench);
+                if (shards > 1) {
+                    rc |= measure(o, shards, servers, client, data, byShard(data, client, shards), bench);
                 }
-                Thread.sleep((long) (o.warmup() * 1000));
-                long c0 = load.committed.get();
-                double serverCpu0 = cpu(servers);
-                double clientCpu0 = processCpu();
-                load.measuring = true;
-                long t0 = System.nanoTime();
-                Thread.sleep((long) (o.seconds() * 1000));
-                load.measuring = false;
-                double secs = (System.nanoTime() - t0) / 1e9;
-                long committed = load.measuredCommits.get();
-                double serverCpu = cpu(servers) - serverCpu0;
-                double clientCpu = processCpu() - clientCpu0;
-                load.stop = true;
-                for (Thread t : threads) {
-                    t.join(60_000);
-                }
-                log("window: %d commits in %.1f s (%.0f tx/s); waiting for verification of %d promises", committed,
-                        secs, committed / secs, load.promises.size());
-                long verified = 0;
-                long failed = 0;
-                long pending = 0;
-                for (CommitPromise p : load.promises) {
-                    try {
-                        p.verification().get(120, TimeUnit.SECONDS);
-                        verified++;
-                    } catch (java.util.concurrent.TimeoutException e) {
-                        pending++;
-                    } catch (Exception e) {
-                        failed++;
-                        if (failed < 5) {
-                            log("promise %s failed verification: %s", p.txId().hex(), e.getCause());
-                        }
-                    }
-                }
-                double tps = committed / secs;
-                long cross = load.promises.stream().filter(CommitPromise::crossShard).count();
-                JsonLine.of(bench, "throughput", tps, "tx/s", o.name().equals("service") ? ">= 3000" : null)
-                        .with("shards", shards).with("per_shard", tps / shards)
-                        .with("cross_shard_share", ratio(cross, committed)).with("committed", committed)
-                        .with("seconds", secs).with("clients", o.clients()).with("keys", o.keys())
-                        .with("delay_ms", o.delayMs()).with("persist_ms", o.persistMs()).printTo(OUT);
-                JsonLine.of(bench, "abort_rate", ratio(load.conflicts.get(), load.conflicts.get() + committed), "ratio",
-                        null).with("shards", shards).with("aborted_by_primary", load.aborted.get()).with("conflicts", load.conflicts.get()).with("overloaded", load.overloaded.get())
-                        .printTo(OUT);
-                Stats lat = Stats.ofLongs(load.latencies.stream().mapToLong(Long::longValue).toArray());
-                JsonLine.of(bench, "tx_latency_p50", lat.median() / 1e6, "ms", null).with("p99", lat.quantile(0.99) / 1e6)
-                        .with("n", lat.count()).with("shards", shards).printTo(OUT);
-                JsonLine.of(bench, "tx_latency_p99", lat.quantile(0.99) / 1e6, "ms", null).with("shards", shards)
-                        .printTo(OUT);
-                JsonLine.of(bench, "server_cpu_us_per_tx", serverCpu / committed * 1e6, "us", null)
-                        .with("server_cpu_s", serverCpu).with("cores_used", serverCpu / secs).with("shards", shards)
-                        .printTo(OUT);
-                JsonLine.of(bench, "client_cpu_us_per_tx", clientCpu / committed * 1e6, "us", null)
-                        .with("client_cpu_s", clientCpu).with("shards", shards).printTo(OUT);
-                VerifierStats vs = client.verifierStats();
-                long proofBytes = vs.proofBytes() - vs0.proofBytes();
-                long claims = vs.claims() - vs0.claims();
-                JsonLine.of(bench, "proof_bytes_per_key", ratio(proofBytes, claims), "bytes", null).with("shards", shards)
-                        .with("proof_bytes", proofBytes).with("claims", claims)
-                        .with("batches", vs.batches() - vs0.batches())
-                        .with("append_only_bytes", vs.appendOnlyBytes() - vs0.appendOnlyBytes()).printTo(OUT);
-                JsonLine.of(bench, "verified", verified, "promises", null).with("shards", shards).printTo(OUT);
-                JsonLine.of(bench, "verify_failed", failed, "promises", "== 0").with("shards", shards).printTo(OUT);
-                JsonLine.of(bench, "verify_pending", pending, "promises", "== 0").with("shards", shards).printTo(OUT);
-                log("%d shard(s): %.0f tx/s (%.2f cross-shard), abort rate %.3f, p50 %.1f ms, p99 %.1f ms, server %.0f us CPU per tx; verified %d, "
-                        + "failed %d, pending %d", shards, tps, ratio(cross, committed), ratio(load.conflicts.get(), load.conflicts.get() + committed),
-                        lat.median() / 1e6, lat.quantile(0.99) / 1e6, serverCpu / committed * 1e6, verified, failed,
-                        pending);
-                if (load.error != null) {
-                    log("a client failed: %s", load.error);
-                    return 1;
-                }
-                return failed == 0 && pending == 0 ? 0 : 1;
+                return rc;
             }
         } finally {
             for (ServerProcess sp : servers) {
@@ -300,6 +222,115 @@ public final class ServiceBenchmark {
             }
             WorkDir.deleteTree(o.dir());
         }
+    }
+
+    /**
+     * One measured window. {@code local} null: each transaction's keys uniform over the key space (workload X; with
+     * several shards nearly every transaction is cross-shard); else each transaction's keys from one random shard's
+     * keys (no 2PC), so that the two windows' ratio is the cost of two-phase commit on the same cluster.
+     */
+    private int measure(Options o, int shards, List<ServerProcess> servers, GlassLedgerClient client, Workload data,
+                        int[][] local, String bench) throws Exception {
+        String placement = local == null ? "uniform" : "one-shard";
+        VerifierStats vs0 = client.verifierStats();
+        Load load = new Load();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < o.clients(); i++) {
+            long seed = 1000 + i;
+            Thread t = new Thread(() -> clientLoop(client, data, load, seed, local), "x-client-" + i);
+            t.setDaemon(true);
+            threads.add(t);
+            t.start();
+        }
+        Thread.sleep((long) (o.warmup() * 1000));
+        long c0 = load.committed.get();
+        double serverCpu0 = cpu(servers);
+        double clientCpu0 = processCpu();
+        load.measuring = true;
+        long t0 = System.nanoTime();
+        Thread.sleep((long) (o.seconds() * 1000));
+        load.measuring = false;
+        double secs = (System.nanoTime() - t0) / 1e9;
+        long committed = load.measuredCommits.get();
+        double serverCpu = cpu(servers) - serverCpu0;
+        double clientCpu = processCpu() - clientCpu0;
+        load.stop = true;
+        for (Thread t : threads) {
+            t.join(60_000);
+        }
+        log("window: %d commits in %.1f s (%.0f tx/s); waiting for verification of %d promises", committed,
+                secs, committed / secs, load.promises.size());
+        long verified = 0;
+        long failed = 0;
+        long pending = 0;
+        for (CommitPromise p : load.promises) {
+            try {
+                p.verification().get(120, TimeUnit.SECONDS);
+                verified++;
+            } catch (java.util.concurrent.TimeoutException e) {
+                pending++;
+            } catch (Exception e) {
+                failed++;
+                if (failed < 5) {
+                    log("promise %s failed verification: %s", p.txId().hex(), e.getCause());
+                }
+            }
+        }
+        double tps = committed / secs;
+        long cross = load.promises.stream().filter(CommitPromise::crossShard).count();
+        JsonLine.of(bench, "throughput", tps, "tx/s", o.name().equals("service") ? ">= 3000" : null)
+                .with("shards", shards).with("placement", placement).with("per_shard", tps / shards)
+                .with("cross_shard_share", ratio(cross, committed)).with("committed", committed)
+                .with("seconds", secs).with("clients", o.clients()).with("keys", o.keys())
+                .with("delay_ms", o.delayMs()).with("persist_ms", o.persistMs()).printTo(OUT);
+        JsonLine.of(bench, "abort_rate", ratio(load.conflicts.get(), load.conflicts.get() + committed), "ratio",
+                null).with("shards", shards).with("placement", placement).with("aborted_by_primary", load.aborted.get()).with("conflicts", load.conflicts.get()).with("overloaded", load.overloaded.get())
+                .printTo(OUT);
+        Stats lat = Stats.ofLongs(load.latencies.stream().mapToLong(Long::longValue).toArray());
+        JsonLine.of(bench, "tx_latency_p50", lat.median() / 1e6, "ms", null).with("p99", lat.quantile(0.99) / 1e6)
+                .with("n", lat.count()).with("shards", shards).with("placement", placement).printTo(OUT);
+        JsonLine.of(bench, "tx_latency_p99", lat.quantile(0.99) / 1e6, "ms", null).with("shards", shards).with("placement", placement)
+                .printTo(OUT);
+        JsonLine.of(bench, "server_cpu_us_per_tx", serverCpu / committed * 1e6, "us", null)
+                .with("server_cpu_s", serverCpu).with("cores_used", serverCpu / secs).with("shards", shards).with("placement", placement)
+                .printTo(OUT);
+        JsonLine.of(bench, "client_cpu_us_per_tx", clientCpu / committed * 1e6, "us", null)
+                .with("client_cpu_s", clientCpu).with("shards", shards).with("placement", placement).printTo(OUT);
+        VerifierStats vs = client.verifierStats();
+        long proofBytes = vs.proofBytes() - vs0.proofBytes();
+        long claims = vs.claims() - vs0.claims();
+        JsonLine.of(bench, "proof_bytes_per_key", ratio(proofBytes, claims), "bytes", null).with("shards", shards).with("placement", placement)
+                .with("proof_bytes", proofBytes).with("claims", claims)
+                .with("batches", vs.batches() - vs0.batches())
+                .with("append_only_bytes", vs.appendOnlyBytes() - vs0.appendOnlyBytes()).printTo(OUT);
+        JsonLine.of(bench, "verified", verified, "promises", null).with("shards", shards).with("placement", placement).printTo(OUT);
+        JsonLine.of(bench, "verify_failed", failed, "promises", "== 0").with("shards", shards).with("placement", placement).printTo(OUT);
+        JsonLine.of(bench, "verify_pending", pending, "promises", "== 0").with("shards", shards).with("placement", placement).printTo(OUT);
+        log("%d shard(s), %s keys: %.0f tx/s (%.2f cross-shard), abort rate %.3f, p50 %.1f ms, p99 %.1f ms, server %.0f us CPU per tx; verified %d, "
+                + "failed %d, pending %d", shards, placement, tps, ratio(cross, committed), ratio(load.conflicts.get(), load.conflicts.get() + committed),
+                lat.median() / 1e6, lat.quantile(0.99) / 1e6, serverCpu / committed * 1e6, verified, failed,
+                pending);
+        if (load.error != null) {
+            log("a client failed: %s", load.error);
+            return 1;
+        }
+        return failed == 0 && pending == 0 ? 0 : 1;
+    }
+
+    /** Key indexes by the shard that holds them. */
+    private static int[][] byShard(Workload data, GlassLedgerClient client, int shards) {
+        List<List<Integer>> lists = new ArrayList<>();
+        for (int s = 0; s < shards; s++) {
+            lists.add(new ArrayList<>());
+        }
+        for (int i = 0; i < data.size(); i++) {
+            lists.get(client.shardOf(data.key(i).toByteArray())).add(i);
+        }
+        int[][] out = new int[shards][];
+        for (int s = 0; s < shards; s++) {
+            out[s] = lists.get(s).stream().mapToInt(Integer::intValue).toArray();
+        }
+        return out;
     }
 
     private static double cpu(List<ServerProcess> servers) throws java.io.IOException {
@@ -323,11 +354,20 @@ public final class ServiceBenchmark {
         final ConcurrentLinkedQueue<CommitPromise> promises = new ConcurrentLinkedQueue<>();
     }
 
-    private static void clientLoop(GlassLedgerClient client, Workload data, Load load, long seed) {
+    private static void clientLoop(GlassLedgerClient client, Workload data, Load load, long seed, int[][] local) {
         SplittableRandom r = new SplittableRandom(seed);
         try {
             while (!load.stop) {
-                int[] picks = distinct(r, data.size());
+                int[] picks;
+                if (local == null) {
+                    picks = distinct(r, data.size());
+                } else {
+                    int[] keysOfShard = local[r.nextInt(local.length)];
+                    picks = distinct(r, keysOfShard.length);
+                    for (int j = 0; j < picks.length; j++) {
+                        picks[j] = keysOfShard[picks[j]];
+                    }
+                }
                 List<byte[]> reads = new ArrayList<>();
                 List<Integer> writes = new ArrayList<>();
                 for (int i : picks) {

@@ -4,7 +4,6 @@ import io.glassledger.core.crypto.SigningKey;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;

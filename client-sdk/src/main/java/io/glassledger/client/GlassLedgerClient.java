@@ -1,40 +1,38 @@
 package io.glassledger.client;
 
 import io.glassledger.api.Dto;
-import io.glassledger.api.Wire;
-import io.glassledger.core.crypto.Ed25519;
 import io.glassledger.core.crypto.SigningKey;
 import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.ledger.Ledger;
 import io.glassledger.core.postree.Entry;
 import io.glassledger.core.proof.Digest;
 import io.glassledger.core.proof.SignedHead;
 import io.glassledger.core.proof.Version;
-import io.glassledger.core.txn.Promise;
+import io.glassledger.core.shard.ShardMap;
 import io.glassledger.core.txn.PromiseVerifier;
 import io.glassledger.core.txn.SignedTransaction;
 import io.glassledger.core.txn.Transaction;
 import io.glassledger.core.txn.TxnDraft;
-import io.glassledger.core.shard.ShardMap;
-import java.util.HashMap;
-import java.util.SortedMap;
-import java.util.TreeMap;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * A client of one GlassLedger shard over HTTPS (docs/API.md). It signs transactions with the client's Ed25519 key,
- * checks every promise in the background ({@link DeferredVerifier}), and answers {@link #get}, {@link #history} and
- * {@link #head} only after their proofs verified against a digest that extends what it trusts ({@link TrustedState},
- * kept in the state file). Anything that fails to verify is an {@link IntegrityViolation}, thrown (or failing the
+ * A client of a GlassLedger server, or of a cluster of shards, over HTTPS (docs/API.md). It routes each key to its
+ * shard by the shard map, signs transactions with the client's Ed25519 key (one part per shard, committed with
+ * two-phase commit when there are several: {@link TwoPhaseCommit}), checks every promise in the background (one
+ * {@link DeferredVerifier} per shard), and answers {@link #get}, {@link #history} and {@link #head} only after their
+ * proofs verified against a digest that extends what it trusts of that shard ({@link TrustedState}, kept in the
+ * state file of the shard). Anything that fails to verify is an {@link IntegrityViolation}, thrown (or failing the
  * future) and handed to the configured handler.
  *
  * <p>Every operation has a blocking form and an {@code ...Async} form; blocking forms throw what the future would
@@ -106,7 +104,7 @@ public final class GlassLedgerClient implements AutoCloseable {
 
     // ------------------------------------------------------------------ transactions
 
-    /** Starts a transaction ({@code POST /v1/tx/begin}). */
+    /** Starts a transaction (locally: no request). */
     public Txn begin() {
         return Violations.join(beginAsync());
     }

@@ -1,12 +1,11 @@
 package io.glassledger.server.api;
 
-import io.glassledger.core.shard.ShardMap;
-import org.springframework.http.HttpStatusCode;
-
 import io.glassledger.api.Wire;
 import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.shard.ShardMap;
 import io.glassledger.server.LedgerProperties;
 import java.util.List;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.stereotype.Component;
 
 /** Decodes and bounds request fields; every refusal is a 400 or 413 that changes nothing. */
@@ -47,7 +46,12 @@ class Requests {
         return b64.stream().map(k -> key(field, k)).toList();  // key() checks the shard
     }
 
+    /** A key this shard holds. */
     Bytes key(String field, String b64) {
+        return owned(field, anyKey(field, b64));
+    }
+
+    private Bytes anyKey(String field, String b64) {
         Bytes k = decode(field, b64);
         if (k.length() == 0) {
             throw ApiException.malformed(field + ": empty key");
@@ -55,7 +59,7 @@ class Requests {
         if (k.length() > limits.maxKeyBytes()) {
             throw ApiException.tooLarge(field + ": key of " + k.length() + " bytes, the limit is " + limits.maxKeyBytes());
         }
-        return owned(field, k);
+        return k;
     }
 
     /** An optional count: {@code dflt} when absent, at least 1, at most {@code max} (else 413). */
@@ -72,17 +76,7 @@ class Requests {
 
     /** A range bound: any key, since a range spans every shard. */
     Bytes optionalKey(String field, String b64) {
-        if (b64 == null) {
-            return null;
-        }
-        Bytes k = decode(field, b64);
-        if (k.length() == 0) {
-            throw ApiException.malformed(field + ": empty key");
-        }
-        if (k.length() > limits.maxKeyBytes()) {
-            throw ApiException.tooLarge(field + ": key of " + k.length() + " bytes, the limit is " + limits.maxKeyBytes());
-        }
-        return k;
+        return b64 == null ? null : anyKey(field, b64);
     }
 
     Bytes decode(String field, String b64) {

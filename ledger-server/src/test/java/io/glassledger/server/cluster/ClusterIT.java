@@ -56,6 +56,7 @@ import org.junit.jupiter.api.Test;
  *   <li>no update is lost and none is half-applied: each account's balance is its opening balance plus the
  *       transfers whose markers the ledger holds, every transfer acknowledged as committed has its marker, every
  *       one refused has none, and none of the killed client's undecided transactions has one;</li>
+ *   <li>a transaction begun after a commit was acknowledged reads its writes (read-your-writes);</li>
  *   <li>every promise acknowledged verifies.</li>
  * </ul>
  */
@@ -227,11 +228,13 @@ class ClusterIT {
                 assertThat(markers).as("undecided transfer %s of the killed client", id).doesNotContainKey("xfer/" + id);
             }
             assertThat(out.badSums).as("read-only transactions that saw another total").isEmpty();
+            assertThat(out.rywChecked.get()).as("read-your-writes checks").isPositive();
+            assertThat(out.rywMissed).as("acknowledged writes a later transaction did not see").isEmpty();
             System.out.printf("cluster: %d transfers acknowledged and verified (%d of them markers found), %d "
                             + "committed unacknowledged, %d refused, %d unknown; %d read-only audits; %d markers; "
-                            + "%d undecided prepares resolved%n", verified, out.committed.size(),
+                            + "%d undecided prepares resolved; %d read-your-writes checks%n", verified, out.committed.size(),
                     out.committedUnacknowledged.size(), out.refused.size(), out.unknown.size(),
-                    out.readsCommitted.get(), markers.size(), undecided.size());
+                    out.readsCommitted.get(), markers.size(), undecided.size(), out.rywChecked.get());
         }
     }
 
@@ -244,6 +247,8 @@ class ClusterIT {
         final List<Long> badSums = new CopyOnWriteArrayList<>();
         final List<Throwable> errors = new CopyOnWriteArrayList<>();
         final AtomicInteger readsCommitted = new AtomicInteger();
+        final AtomicInteger rywChecked = new AtomicInteger();
+        final List<String> rywMissed = new CopyOnWriteArrayList<>();
     }
 
     private static void transfers(GlassLedgerClient client, Outcomes out, long seed) {
@@ -262,6 +267,9 @@ class ClusterIT {
             String id = tx.txId().hex();
             try {
                 out.committed.put(id, tx.commit());
+                if (r.nextInt(5) == 0) {
+                    readYourWrite(client, out, tx.txId());
+                }
             } catch (GlassLedgerException e) {
                 switch (e.code()) {
                     case "conflict", GlassLedgerException.ABORTED -> out.refused.add(id);
@@ -275,6 +283,19 @@ class ClusterIT {
                 out.errors.add(e);
                 return;
             }
+        }
+    }
+
+    /** A transaction begun after a commit was acknowledged sees its writes. */
+    private static void readYourWrite(GlassLedgerClient client, Outcomes out, Bytes txId) {
+        try {
+            byte[] seen = client.begin().get(marker(txId).toByteArray());
+            out.rywChecked.incrementAndGet();
+            if (seen == null) {
+                out.rywMissed.add(txId.hex());
+            }
+        } catch (GlassLedgerException e) {
+            pause();  // the marker's shard is down: nothing to conclude
         }
     }
 
