@@ -64,7 +64,11 @@ class CrossShardTest {
     }
 
     GlassLedgerClient client(TestServer s0, List<String> urls, String state, Long mapVersion) {
-        ClientConfig.Builder b = ClientConfig.builder().shards(urls.stream().map(java.net.URI::create).toList())
+        return client(s0, urls, state, mapVersion, ClientConfig.DEFAULT_REQUEST_TIMEOUT);
+    }
+
+    GlassLedgerClient client(TestServer s0, List<String> urls, String state, Long mapVersion, Duration timeout) {
+        ClientConfig.Builder b = ClientConfig.builder().requestTimeout(timeout).shards(urls.stream().map(java.net.URI::create).toList())
                 .apiKey(s0.apiKey("default")).pinnedCertSha256(s0.fingerprint()).signingKey(key)
                 .stateFile(dir.resolve(state)).verifyDelay(Duration.ofMillis(20)).violationHandler(violations::add);
         if (mapVersion != null) {
@@ -121,6 +125,32 @@ class CrossShardTest {
         assertEquals("conflict", conflict.code());
         assertEquals("70", c.get(a), "nothing of the refused transaction landed on the other shard");
         assertEquals("31", c.get(b));
+    }
+
+    @Test
+    void aParticipantThatIsUnreachableAbortsTheTransactionAndHoldsNothingElsewhere() throws Exception {
+        TestServer s0 = shard(0);
+        TestServer s1 = shard(1);
+        // Shard 1 behind a proxy that can lose its upstream: two Spring servers in one JVM share Reactor Netty's
+        // event loops, so stopping one would stop both.
+        LyingProxy gateway = new LyingProxy(s1.dataDir.resolve("tls"), s1.url());
+        open.add(gateway);
+        GlassLedgerClient c = client(s0, List.of(s0.url(), gateway.url()), "down.json", null, Duration.ofSeconds(3));
+        String a = keyOn(c, 0);
+        String b = keyOn(c, 1);
+        c.runTransaction(t -> t.put(a, "1").put(b, "1"));
+        gateway.upstream = "https://127.0.0.1:1";
+        Txn t = c.begin();
+        t.put(a, "2").put(b, "2");
+        GlassLedgerException down = assertThrows(GlassLedgerException.class, t::commit);
+        assertTrue(down.retryable(), down.toString());
+        assertEquals("1", str(c.begin().get(utf8(a))), "shard 0 applied nothing");
+        gateway.upstream = s1.url();
+        // Shard 0 holds no lock for the failed transaction: a new one over the same keys commits.
+        CommitPromise p = c.runTransaction(x -> x.put(a, "3").put(b, "3")).promise();
+        p.verification().get(30, TimeUnit.SECONDS);
+        assertEquals("3", c.get(a));
+        assertEquals("3", c.get(b));
     }
 
     @Test
