@@ -2,7 +2,6 @@ package io.glassledger.client;
 
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
-import io.glassledger.core.crypto.Ed25519;
 import io.glassledger.core.proof.KeyClaim;
 import io.glassledger.core.proof.SignedHead;
 import java.util.ArrayList;
@@ -14,21 +13,12 @@ final class Dtos {
     }
 
     static Dto.SignedHeadDto head(SignedHead h) {
-        return new Dto.SignedHeadDto(h.shard(), h.digest().blockNo(), h.digest().root().hex(), h.timestamp(),
-                h.serverKey().hex(), h.signature().hex());
+        return Wire.signedHead(h);
     }
 
     /** Decodes (does not verify) a signed head; malformed fields throw {@link Wire.BadWireException}. */
     static SignedHead head(String field, Dto.SignedHeadDto d) {
-        if (d == null) {
-            throw new Wire.BadWireException(field, "missing");
-        }
-        if (d.shard() < 0) {
-            throw new Wire.BadWireException(field + ".shard", "negative");
-        }
-        return new SignedHead(d.shard(), Wire.digest(field, new Dto.DigestDto(d.block(), d.hash())), d.timestamp(),
-                Wire.hex(field + ".serverKey", d.serverKey(), Ed25519.PUBLIC_KEY_BYTES),
-                Wire.hex(field + ".signature", d.signature(), Ed25519.SIGNATURE_BYTES));
+        return Wire.signedHead(field, d);
     }
 
     static List<KeyClaim> claims(String field, List<Dto.ClaimDto> claims) {

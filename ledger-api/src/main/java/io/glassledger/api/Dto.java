@@ -118,6 +118,17 @@ public final class Dto {
                            List<String> transactions, DigestDto digest) {
     }
 
+    /**
+     * {@code POST <auditor>/v1/audit}: what a client trusts about a shard (GlassDB's Audit(digest, block_no)); the
+     * SDK's {@code AuditRequest} has this shape. {@code signedHead} may be null.
+     */
+    public record AuditRequest(int shard, long block, String hash, SignedHeadDto signedHead) {
+    }
+
+    /** A registered client key ({@code GET /v1/clients}). */
+    public record ClientKeyDto(String clientId, String publicKey) {
+    }
+
     /** {@code POST /v1/clients/key}: GlassDB's Init(pk) for the calling client identity. */
     public record RegisterKeyRequest(String publicKey) {
     }

@@ -97,4 +97,23 @@ public final class Wire {
         }
         return new Digest(d.block(), hash(field + ".hash", d.hash()));
     }
+
+    public static Dto.SignedHeadDto signedHead(io.glassledger.core.proof.SignedHead h) {
+        return new Dto.SignedHeadDto(h.shard(), h.digest().blockNo(), h.digest().root().hex(), h.timestamp(),
+                h.serverKey().hex(), h.signature().hex());
+    }
+
+    /** Decodes (does not verify) a signed head; malformed fields throw {@link BadWireException}. */
+    public static io.glassledger.core.proof.SignedHead signedHead(String field, Dto.SignedHeadDto d) {
+        if (d == null) {
+            throw new BadWireException(field, "missing");
+        }
+        if (d.shard() < 0) {
+            throw new BadWireException(field + ".shard", "negative");
+        }
+        return new io.glassledger.core.proof.SignedHead(d.shard(), digest(field, new Dto.DigestDto(d.block(),
+                d.hash())), d.timestamp(), hex(field + ".serverKey", d.serverKey(),
+                io.glassledger.core.crypto.Ed25519.PUBLIC_KEY_BYTES), hex(field + ".signature", d.signature(),
+                io.glassledger.core.crypto.Ed25519.SIGNATURE_BYTES));
+    }
 }

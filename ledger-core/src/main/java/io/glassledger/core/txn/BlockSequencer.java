@@ -34,18 +34,26 @@ public final class BlockSequencer {
         public List<BlockSpec> specs() {
             List<BlockSpec> out = new ArrayList<>(blocks.size());
             for (List<SignedTransaction> txs : blocks) {
-                List<Bytes> ids = new ArrayList<>(txs.size());
-                List<Mutation> writes = new ArrayList<>();
-                int bytes = 8;
-                for (SignedTransaction s : txs) {
-                    ids.add(s.txId());
-                    writes.addAll(s.tx().writes());
-                    bytes += s.size() + 5;
-                }
-                out.add(new BlockSpec(timestamp, ids, writes, Bytes.wrap(transactionsRecord(txs, bytes))));
+                out.add(spec(timestamp, txs));
             }
             return out;
         }
+    }
+
+    /**
+     * What the ledger appends for a block of these transactions (FORMAT.md §14.3): their ids in order, the union of
+     * their writes, and their records. An auditor re-executes a block with it.
+     */
+    public static BlockSpec spec(long timestamp, List<SignedTransaction> txs) {
+        List<Bytes> ids = new ArrayList<>(txs.size());
+        List<Mutation> writes = new ArrayList<>();
+        int bytes = 8;
+        for (SignedTransaction s : txs) {
+            ids.add(s.txId());
+            writes.addAll(s.tx().writes());
+            bytes += s.size() + 5;
+        }
+        return new BlockSpec(timestamp, ids, writes, Bytes.wrap(transactionsRecord(txs, bytes)));
     }
 
     /** {@code varint n || n × (varint len || signed transaction record)} (FORMAT.md §14.3). */

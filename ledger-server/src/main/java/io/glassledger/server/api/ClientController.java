@@ -44,6 +44,16 @@ class ClientController {
                 .body(new Dto.ClientDto(p.clientId(), p.role().wire(), pk.hex()));
     }
 
+    /** Every registered client key (auditors check each block's signatures against them). */
+    @GetMapping("/clients")
+    java.util.List<Dto.ClientKeyDto> clients(ServerWebExchange exchange) {
+        if (Principal.of(exchange).role() == Role.CLIENT) {
+            throw new ApiException("forbidden", HttpStatus.FORBIDDEN, "clients may read only their own registration");
+        }
+        return auth.clientKeys().entrySet().stream().map(e -> new Dto.ClientKeyDto(e.getKey(), e.getValue().hex()))
+                .toList();
+    }
+
     @GetMapping("/clients/{clientId}")
     Dto.ClientDto client(@PathVariable String clientId, ServerWebExchange exchange) {
         Principal p = Principal.of(exchange);

@@ -28,8 +28,8 @@ import org.springframework.stereotype.Component;
  * API keys and registered client keys, kept in {@code <data>/auth/}: {@code api-keys.json} maps the SHA-256 (hex)
  * of each API key to its client identity and role (the keys themselves are never stored), {@code clients.json} maps
  * a client identity to its Ed25519 public key (hex). Each file is rewritten atomically on change. On first start
- * an admin key and a client key for the identity {@code default} are made and written, once, to
- * {@code <data>/credentials.txt} (mode 600).
+ * an admin key, a client key for the identity {@code default} and an auditor key for the identity {@code auditor}
+ * are made and written, once, to {@code <data>/credentials.txt} (mode 600).
  */
 @Component
 public class AuthStore {
@@ -63,11 +63,13 @@ public class AuthStore {
             if (keys.isEmpty()) {
                 String admin = newKey("admin", Role.ADMIN);
                 String client = newKey("default", Role.CLIENT);
+                String auditor = newKey("auditor", Role.AUDITOR);
                 Path creds = props.dataDir().resolve("credentials.txt");
                 SelfSignedCertificate.writePrivate(creds, "# GlassLedger API keys made at first start. Keep them secret.\n"
-                        + "admin\tadmin\t" + admin + "\n" + "default\tclient\t" + client + "\n");
-                LOG.info("first start: API keys for 'admin' (admin) and 'default' (client) written to {}",
-                        creds.toAbsolutePath());
+                        + "admin\tadmin\t" + admin + "\n" + "default\tclient\t" + client + "\n"
+                        + "auditor\tauditor\t" + auditor + "\n");
+                LOG.info("first start: API keys for 'admin' (admin), 'default' (client) and 'auditor' (auditor) "
+                        + "written to {}", creds.toAbsolutePath());
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -94,6 +96,13 @@ public class AuthStore {
         }
         KeyEntry e = keys.get(h);
         return e == null ? Optional.empty() : Optional.of(new Principal(e.clientId(), Role.parse(e.role())));
+    }
+
+    /** Every registered client identity and its Ed25519 public key. */
+    public java.util.SortedMap<String, Bytes> clientKeys() {
+        java.util.TreeMap<String, Bytes> out = new java.util.TreeMap<>();
+        clients.forEach((id, hex) -> out.put(id, Bytes.fromHex(hex)));
+        return out;
     }
 
     public Optional<Bytes> clientKey(String clientId) {

@@ -1,0 +1,30 @@
+package io.glassledger.auditor;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Settings under {@code glassledger.auditor.*}.
+ *
+ * @param dataDir      the auditor's own ledgers (one RocksDB per shard), trusted state and violations
+ * @param cluster      a cluster file ({@code cluster.properties}: shard URLs and certificate pin); or give
+ *                     {@code shards} and {@code pin}
+ * @param shards       every shard's URL in shard order
+ * @param pin          SHA-256 of the shards' TLS certificate
+ * @param apiKey       an API key with role {@code auditor} (or admin) on every shard
+ * @param pollInterval how often each shard's head is fetched
+ * @param webhook      optional: every violation is POSTed here as JSON
+ */
+@ConfigurationProperties("glassledger.auditor")
+public record AuditorProperties(@DefaultValue("auditor-data") Path dataDir, Path cluster,
+                                @DefaultValue("") List<URI> shards, @DefaultValue("") String pin,
+                                @DefaultValue("") String apiKey, @DefaultValue("500ms") Duration pollInterval,
+                                URI webhook) {
+    public AuditorProperties {
+        shards = shards.stream().filter(u -> !u.toString().isBlank()).toList();
+    }
+}

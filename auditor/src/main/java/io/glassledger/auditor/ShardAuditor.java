@@ -1,0 +1,399 @@
+package io.glassledger.auditor;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.glassledger.api.Dto;
+import io.glassledger.api.Wire;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.ledger.Block;
+import io.glassledger.core.ledger.BlockSpec;
+import io.glassledger.core.ledger.Ledger;
+import io.glassledger.core.postree.TreeParams;
+import io.glassledger.core.proof.Digest;
+import io.glassledger.core.proof.SignedHead;
+import io.glassledger.core.proof.VerificationException;
+import io.glassledger.core.store.RocksDbNodeStore;
+import io.glassledger.core.txn.BlockSequencer;
+import io.glassledger.core.txn.SignedTransaction;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Audits one shard (GlassDB's VerifyBlock and VerifyDigest). Its own ledger in {@code <data>/shard-N/ledger} starts
+ * from the shard's genesis block and grows only by re-executing the shard's blocks: each block's signed
+ * transactions are checked (signature, registered client key, this shard), their writes applied, and the resulting
+ * block hash and digest compared with the shard's. The shard's signed head must then sign exactly the digest the
+ * auditor computed. The first violation halts the shard's audit (the two histories can no longer be compared block
+ * by block) and is kept as evidence. The server key is pinned at the first contact, in {@code state.json}, with the
+ * last signed head verified, so a restart resumes where it stopped.
+ */
+final class ShardAuditor implements AutoCloseable {
+    /** State kept across restarts. */
+    record State(String serverKey, Dto.SignedHeadDto lastHead) {
+    }
+
+    /** A sample of how far the audit trailed the shard's head. */
+    record LagSample(long atMillis, long lag) {
+    }
+
+    private static final int LAG_SAMPLES = 600;
+
+    final int shard;
+    private final ShardHttp http;
+    private final Path dir;
+    private final ObjectMapper json;
+    private final Violations violations;
+    private RocksDbNodeStore store;
+    private Ledger ledger;
+    private volatile Bytes serverKey;
+    private volatile SignedHead lastHead;
+    private volatile long serverHead = -1;
+    private volatile String halted;
+    private volatile String lastError;
+    private final Map<Bytes, String> registered = new ConcurrentHashMap<>();
+    private final AtomicLong blocksVerified = new AtomicLong();
+    private final AtomicLong writesApplied = new AtomicLong();
+    private final ArrayDeque<LagSample> lag = new ArrayDeque<>();
+
+    ShardAuditor(int shard, ShardHttp http, Path dir, ObjectMapper json, Violations violations) {
+        this.shard = shard;
+        this.http = http;
+        this.dir = dir;
+        this.json = json;
+        this.violations = violations;
+        try {
+            Files.createDirectories(dir);
+            Path state = dir.resolve("state.json");
+            if (Files.exists(state)) {
+                State s = json.readValue(state.toFile(), State.class);
+                serverKey = s.serverKey() == null ? null : Bytes.fromHex(s.serverKey());
+                lastHead = s.lastHead() == null ? null : Wire.signedHead("lastHead", s.lastHead());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        for (Violation v : violations.of(shard)) {
+            halted = v.kind() + " at block " + v.block() + ": " + v.detail();
+        }
+    }
+
+    /** One round: the shard's signed head, every block up to it re-executed, and the head's digest compared. */
+    synchronized void poll() {
+        if (halted != null) {
+            return;
+        }
+        try {
+            SignedHead head = Wire.signedHead("head", http.get("/v1/head", Dto.SignedHeadDto.class));
+            if (!checkHead(head)) {
+                return;
+            }
+            serverHead = head.digest().blockNo();
+            openLedger();
+            catchUp(serverHead);
+            if (halted == null && ledger.head().block().number() == serverHead) {
+                Digest mine = ledger.digest();
+                if (!mine.equals(head.digest())) {
+                    violation(serverHead, "digest_mismatch", "the shard signed digest " + head.digest()
+                            + " for a block whose re-execution gives " + mine, Map.of("signedHead",
+                            Wire.signedHead(head), "auditorDigest", Wire.digest(mine)));
+                    return;
+                }
+                lastHead = head;
+                saveState();
+            }
+            sampleLag();
+            lastError = null;
+        } catch (IOException | RuntimeException e) {
+            lastError = e.toString();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A head must be this shard's, signed by the pinned server key (pinned now if this is the first contact). */
+    private boolean checkHead(SignedHead head) throws IOException {
+        if (head.shard() != shard) {
+            lastError = "the server at " + http.base() + " serves shard " + head.shard() + ", not " + shard;
+            return false;
+        }
+        if (serverKey == null) {
+            serverKey = head.serverKey();
+            saveState();
+        }
+        try {
+            head.verify(serverKey);
+        } catch (VerificationException e) {
+            violation(head.digest().blockNo(), "bad_head", "a signed head that does not verify under the pinned "
+                    + "server key " + serverKey.hex() + ": " + e.getMessage(), Map.of("signedHead",
+                    Wire.signedHead(head)));
+            return false;
+        }
+        if (lastHead != null && head.digest().blockNo() < lastHead.digest().blockNo()) {
+            violation(head.digest().blockNo(), "not_append_only", "the shard signed block "
+                    + lastHead.digest().blockNo() + " and now signs an older head " + head.digest().blockNo(),
+                    Map.of("earlierSignedHead", Wire.signedHead(lastHead), "laterSignedHead", Wire.signedHead(head)));
+            return false;
+        }
+        return true;
+    }
+
+    private void openLedger() throws IOException, InterruptedException {
+        if (ledger != null) {
+            return;
+        }
+        store = new RocksDbNodeStore(dir.resolve("ledger"), true, 64L << 20);
+        if (store.blockCount() > 0) {
+            ledger = Ledger.open(store, 64L << 20);
+            return;
+        }
+        // The shard's genesis block fixes the format and tree parameters; the auditor makes its own and compares.
+        Dto.BlockDto g = http.get("/v1/blocks/0", Dto.BlockDto.class);
+        Block theirs = Block.decode(0, Wire.requiredBytes("record", g.record()).toByteArray());
+        Bytes tree = theirs.meta().get("tree");
+        if (tree == null || !Bytes.utf8(Ledger.FORMAT).equals(theirs.meta().get("format"))) {
+            throw new IllegalStateException("shard " + shard + " has a genesis block of an unknown format: "
+                    + theirs.meta().keySet());
+        }
+        ledger = Ledger.openOrCreate(store, TreeParams.decode(tree.toByteArray()), theirs.timestamp(), 64L << 20);
+        if (!ledger.block(0).hash().equals(theirs.hash())) {
+            throw new IllegalStateException("shard " + shard + "'s genesis block is not one this auditor can rebuild");
+        }
+    }
+
+    private void catchUp(long target) throws IOException, InterruptedException {
+        for (long n = ledger.head().block().number() + 1; n <= target && halted == null; n++) {
+            verifyBlock(n);
+        }
+    }
+
+    /** VerifyBlock: signatures, registered keys, re-execution, block hash and digest. */
+    private void verifyBlock(long n) throws IOException, InterruptedException {
+        Dto.BlockDto dto = http.get("/v1/blocks/" + n, Dto.BlockDto.class);
+        Block theirs;
+        List<SignedTransaction> txs = new ArrayList<>();
+        try {
+            if (dto.number() != n) {
+                throw new IllegalArgumentException("asked for block " + n + ", got " + dto.number());
+            }
+            theirs = Block.decode(n, Wire.requiredBytes("record", dto.record()).toByteArray());
+            for (String rec : dto.transactions()) {
+                txs.add(SignedTransaction.decode(Wire.requiredBytes("transactions", rec)));
+            }
+        } catch (RuntimeException e) {
+            violation(n, "bad_block", "block " + n + " does not decode: " + e.getMessage(), blockEvidence(dto));
+            return;
+        }
+        List<Bytes> ids = new ArrayList<>();
+        for (SignedTransaction stx : txs) {
+            ids.add(stx.txId());
+            if (stx.tx().shard() != shard) {
+                violation(n, "bad_block", "transaction " + stx.txId().hex() + " is for shard " + stx.tx().shard(),
+                        blockEvidence(dto));
+                return;
+            }
+            if (!stx.signatureValid()) {
+                violation(n, "bad_signature", "transaction " + stx.txId().hex() + " is not signed by its client key "
+                        + stx.tx().clientKey().hex(), blockEvidence(dto));
+                return;
+            }
+            if (!isRegistered(stx.tx().clientKey())) {
+                violation(n, "unregistered_key", "transaction " + stx.txId().hex() + " is signed by "
+                        + stx.tx().clientKey().hex() + ", which no client registered", blockEvidence(dto));
+                return;
+            }
+        }
+        if (!ids.equals(theirs.txIds())) {
+            violation(n, "block_mismatch", "block " + n + " lists other transaction ids than the transactions it "
+                    + "carries", blockEvidence(dto));
+            return;
+        }
+        BlockSpec spec = BlockSequencer.spec(theirs.timestamp(), txs);
+        Block mine;
+        try {
+            mine = ledger.append(List.of(spec)).get(0);
+        } catch (IllegalArgumentException e) {
+            violation(n, "bad_block", "block " + n + " cannot be formed from its transactions: " + e.getMessage(),
+                    blockEvidence(dto));
+            return;
+        }
+        if (!mine.hash().equals(theirs.hash())) {
+            Map<String, Object> ev = blockEvidence(dto);
+            ev.put("auditorLowerRoot", mine.lowerRoot().hex());
+            ev.put("auditorBlockHash", mine.hash().hex());
+            violation(n, "block_mismatch", "re-executing block " + n + "'s signed transactions gives lower root "
+                    + mine.lowerRoot().hex() + "; the shard's block says " + theirs.lowerRoot().hex(), ev);
+            return;
+        }
+        Digest d = ledger.digest();
+        if (dto.digest() != null && !d.equals(Wire.digest("digest", dto.digest()))) {
+            Map<String, Object> ev = blockEvidence(dto);
+            ev.put("auditorDigest", Wire.digest(d));
+            violation(n, "digest_mismatch", "block " + n + " re-executed gives digest " + d + "; the shard says "
+                    + dto.digest().hash(), ev);
+            return;
+        }
+        blocksVerified.incrementAndGet();
+        writesApplied.addAndGet(spec.writes().size());
+    }
+
+    private boolean isRegistered(Bytes key) throws IOException, InterruptedException {
+        if (registered.containsKey(key)) {
+            return true;
+        }
+        for (Dto.ClientKeyDto c : http.get("/v1/clients", new TypeReference<List<Dto.ClientKeyDto>>() { })) {
+            registered.put(Bytes.fromHex(c.publicKey()), c.clientId());
+        }
+        return registered.containsKey(key);
+    }
+
+    private static Map<String, Object> blockEvidence(Dto.BlockDto dto) {
+        Map<String, Object> ev = new LinkedHashMap<>();
+        ev.put("shardBlock", dto);
+        return ev;
+    }
+
+    /**
+     * GlassDB's Audit(digest, block_no) from a client: catch up if the client is ahead, then compare. A signed head
+     * that contradicts the auditor's history is a fork, kept as evidence; without a valid signature the claim is
+     * only the client's word ({@code inconsistent}).
+     */
+    synchronized AuditAnswer check(Dto.AuditRequest r) {
+        Digest claimed = Wire.digest("hash", new Dto.DigestDto(r.block(), r.hash()));
+        SignedHead signed = null;
+        if (r.signedHead() != null) {
+            signed = Wire.signedHead("signedHead", r.signedHead());
+            try {
+                if (serverKey == null || signed.shard() != shard) {
+                    throw new VerificationException("not this shard's head");
+                }
+                signed.verify(serverKey);
+            } catch (VerificationException e) {
+                return new AuditAnswer("bad_signed_head", "the signed head does not verify under shard " + shard
+                        + "'s key: " + e.getMessage(), null);
+            }
+        }
+        if (ledger == null || claimed.blockNo() > ledger.head().block().number()) {
+            poll();
+        }
+        if (ledger == null || claimed.blockNo() > ledger.head().block().number()) {
+            if (halted != null) {
+                return new AuditAnswer("halted", "the audit of shard " + shard + " stopped: " + halted, null);
+            }
+            if (signed != null && signed.digest().blockNo() > serverHead && serverHead >= 0) {
+                violation(signed.digest().blockNo(), "not_append_only", "the shard signed block "
+                        + signed.digest().blockNo() + " for a client but now serves only up to " + serverHead,
+                        Map.of("clientSignedHead", Wire.signedHead(signed)));
+                return new AuditAnswer("fork", "shard " + shard + " signed a head it no longer serves", null);
+            }
+            return new AuditAnswer("pending", "the auditor has verified shard " + shard + " up to block "
+                    + (ledger == null ? -1 : ledger.head().block().number()), null);
+        }
+        Digest mine = ledger.digest(claimed.blockNo());
+        if (mine.equals(claimed)) {
+            return new AuditAnswer(null, null, mine);
+        }
+        if (signed != null && signed.digest().equals(claimed)) {
+            Map<String, Object> ev = new LinkedHashMap<>();
+            ev.put("clientSignedHead", Wire.signedHead(signed));
+            ev.put("auditorDigest", Wire.digest(mine));
+            if (lastHead != null) {
+                ev.put("auditorSignedHead", Wire.signedHead(lastHead));
+            }
+            violation(claimed.blockNo(), "fork", "the shard signed digest " + claimed + " for a client; its history "
+                    + "as re-executed by this auditor has " + mine, ev);
+            return new AuditAnswer("fork", "shard " + shard + " showed this client a forked history: block "
+                    + claimed.blockNo() + " is " + mine.root().hex() + " here", mine);
+        }
+        return new AuditAnswer("inconsistent", "block " + claimed.blockNo() + " of shard " + shard + " is "
+                + mine.root().hex() + " here, not " + claimed.root().hex() + " (no signed head to attribute it)", mine);
+    }
+
+    /** The outcome of a client's audit request: {@code problem} null means the digest is on this history. */
+    record AuditAnswer(String problem, String detail, Digest auditorDigest) {
+    }
+
+    private void violation(long block, String kind, String detail, Map<String, Object> evidence) {
+        halted = kind + " at block " + block + ": " + detail;
+        violations.report(new Violation(shard, block, kind, detail, System.currentTimeMillis(), evidence));
+    }
+
+    private void sampleLag() {
+        synchronized (lag) {
+            lag.addLast(new LagSample(System.currentTimeMillis(), lag()));
+            while (lag.size() > LAG_SAMPLES) {
+                lag.removeFirst();
+            }
+        }
+    }
+
+    private void saveState() throws IOException {
+        Path tmp = dir.resolve("state.json.tmp");
+        Files.write(tmp, json.writeValueAsBytes(new State(serverKey == null ? null : serverKey.hex(),
+                lastHead == null ? null : Wire.signedHead(lastHead))));
+        Files.move(tmp, dir.resolve("state.json"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    long auditedBlock() {
+        Ledger l = ledger;
+        return l == null ? -1 : l.head().block().number();
+    }
+
+    long lag() {
+        return serverHead < 0 ? 0 : Math.max(0, serverHead - auditedBlock());
+    }
+
+    long blocksVerified() {
+        return blocksVerified.get();
+    }
+
+    long writesApplied() {
+        return writesApplied.get();
+    }
+
+    SignedHead lastHead() {
+        return lastHead;
+    }
+
+    long serverHead() {
+        return serverHead;
+    }
+
+    String halted() {
+        return halted;
+    }
+
+    String lastError() {
+        return lastError;
+    }
+
+    String url() {
+        return http.base().toString();
+    }
+
+    List<Violation> violations() {
+        return violations.of(shard);
+    }
+
+    List<LagSample> lagSamples() {
+        synchronized (lag) {
+            return List.copyOf(lag);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (store != null) {
+            store.close();
+        }
+    }
+}
