@@ -1,0 +1,298 @@
+package io.glassledger.auditor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.glassledger.client.ClientConfig;
+import io.glassledger.client.CommitPromise;
+import io.glassledger.client.GlassLedgerClient;
+import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.core.hash.Hash;
+import io.glassledger.core.ledger.Block;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Properties;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A 3-shard cluster of server processes and two auditor processes. Auditor A reaches the shards directly and stays
+ * green under load, agrees with a client's {@code audit()}, and resumes from its own state after a restart. Auditor
+ * B reaches shards 1 and 2 through an operator who tampers with the blocks it serves: a transaction whose signed
+ * write was altered (an unsigned write), and a block whose state is not what its transactions give (a value altered
+ * in a new block). B catches each within seconds and keeps the evidence; A, seeing the honest blocks, stays green.
+ */
+class AuditorIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static Path root;
+    private static Path dir;
+    private static Properties cluster;
+    private static final List<Process> auditors = new ArrayList<>();
+    private static final List<AutoCloseable> closeables = new ArrayList<>();
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        root = Path.of("").toAbsolutePath().getParent();
+        dir = Path.of("target", "auditor-it").toAbsolutePath();
+        if (Files.exists(dir)) {
+            try (var files = Files.walk(dir)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+        Files.createDirectories(dir);
+        launcher("start", "--shards", "3", "--dir", dir.toString(), "--port", Integer.toString(freePorts(3)));
+        cluster = new Properties();
+        try (var in = Files.newBufferedReader(dir.resolve("cluster.properties"))) {
+            cluster.load(in);
+        }
+    }
+
+    @AfterAll
+    static void stopAll() throws Exception {
+        for (Process p : auditors) {
+            p.destroy();
+            p.waitFor(20, TimeUnit.SECONDS);
+        }
+        for (AutoCloseable c : closeables) {
+            c.close();
+        }
+        if (dir != null) {
+            launcher("stop", "--dir", dir.toString());
+        }
+    }
+
+    @Test
+    void auditorsFollowTheClusterAndCatchTamperedBlocks() throws Exception {
+        String auditorKey = credential("auditor");
+        // Auditor B sees shards 1 and 2 through the tampering operator.
+        TamperingProxy p1 = new TamperingProxy(dir.resolve("shard-1").resolve("tls"), cluster.getProperty("url.1"));
+        TamperingProxy p2 = new TamperingProxy(dir.resolve("shard-2").resolve("tls"), cluster.getProperty("url.2"));
+        closeables.add(p1);
+        closeables.add(p2);
+        Properties viaProxy = (Properties) cluster.clone();
+        viaProxy.setProperty("url.1", p1.url());
+        viaProxy.setProperty("url.2", p2.url());
+        Path fileB = dir.resolve("cluster-via-operator.properties");
+        try (var out = Files.newBufferedWriter(fileB)) {
+            viaProxy.store(out, "auditor B's view");
+        }
+        int portA = freePorts(1);
+        int portB = freePorts(1);
+        Process a = auditor(portA, dir.resolve("auditor-a"), dir.resolve("cluster.properties"), auditorKey);
+        auditor(portB, dir.resolve("auditor-b"), fileB, auditorKey);
+        String urlA = "http://127.0.0.1:" + portA;
+        String urlB = "http://127.0.0.1:" + portB;
+
+        ClientConfig cfg = ClientConfig.builder().clusterFile(dir.resolve("cluster.properties"))
+                .apiKey(credential("default")).signingKey(SigningKey.generate())
+                .stateFile(dir.resolve("client.json")).verifyDelay(Duration.ofMillis(50))
+                .auditors(List.of(URI.create(urlA), URI.create(urlB))).build();
+        try (GlassLedgerClient client = GlassLedgerClient.connect(cfg)) {
+            List<CommitPromise> promises = new ArrayList<>();
+            SplittableRandom r = new SplittableRandom(5);
+            for (int i = 0; i < 60; i++) {
+                int n = i;
+                promises.add(client.runTransaction(t -> {
+                    for (int k = 0; k < 6; k++) {
+                        t.put("k" + r.nextInt(500), "v" + n);
+                    }
+                    return null;
+                }).promise());
+            }
+            for (CommitPromise p : promises) {
+                p.verification().get(60, TimeUnit.SECONDS);
+            }
+            for (int s = 0; s < 3; s++) {
+                client.head(s);
+            }
+            await().atMost(Duration.ofSeconds(60)).until(() -> caughtUp(urlA, client) && caughtUp(urlB, client));
+            client.audit();  // both auditors agree with what the client trusts
+            assertThat(status(urlA).get("ok").asBoolean()).isTrue();
+            assertThat(status(urlB).get("ok").asBoolean()).isTrue();
+
+            // A restarted auditor resumes from its own state rather than from genesis.
+            long before = status(urlA).get("shards").get(0).get("auditedBlock").asLong();
+            a.destroy();
+            assertThat(a.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            auditors.remove(a);
+            auditor(portA, dir.resolve("auditor-a"), dir.resolve("cluster.properties"), auditorKey);
+            JsonNode resumed = status(urlA).get("shards").get(0);
+            assertThat(resumed.get("auditedBlock").asLong()).isGreaterThanOrEqualTo(before);
+            assertThat(resumed.get("blocksVerified").asLong()).as("blocks re-verified after the restart")
+                    .isLessThan(Math.max(1, before));
+
+            // The operator now alters a signed write in shard 1's new blocks, and a block's state on shard 2.
+            p1.rewrite = (path, body) -> path.startsWith("/v1/blocks/") ? alterTransaction(body) : null;
+            p2.rewrite = (path, body) -> path.startsWith("/v1/blocks/") ? alterLowerRoot(body) : null;
+            long t0 = System.nanoTime();
+            for (int i = 0; i < 20; i++) {
+                int n = i;
+                client.runTransaction(t -> {
+                    for (int k = 0; k < 6; k++) {
+                        t.put("later" + n + "-" + k, "x");
+                    }
+                    return null;
+                });
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> halted(urlB, 1) != null && halted(urlB, 2) != null);
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            assertThat(halted(urlB, 1)).startsWith("bad_signature");
+            assertThat(halted(urlB, 2)).startsWith("block_mismatch");
+            JsonNode v1 = status(urlB).get("shards").get(1).get("violations").get(0);
+            assertThat(v1.get("evidence").get("shardBlock").get("transactions").size()).isPositive();
+            String metrics = get(urlB + "/actuator/prometheus");
+            assertThat(metrics).contains("glassledger_auditor_violations_total{kind=\"bad_signature\",shard=\"1\"} 1.0");
+            assertThat(metrics).contains("glassledger_auditor_violations_total{kind=\"block_mismatch\",shard=\"2\"} 1.0");
+            assertThat(Files.readAllLines(dir.resolve("auditor-b").resolve("violations.jsonl"))).hasSize(2);
+            // Auditor A sees the honest blocks and stays green.
+            await().atMost(Duration.ofSeconds(30)).until(() -> caughtUp(urlA, client));
+            assertThat(status(urlA).get("ok").asBoolean()).isTrue();
+            System.out.printf("auditors: tampering caught in %.1f s; auditor A at blocks %s%n", seconds,
+                    status(urlA).get("shards").findValuesAsText("auditedBlock"));
+        }
+    }
+
+    /** Changes the last byte of the first transaction's record before its signature: the signature no longer holds. */
+    private static String alterTransaction(String body) {
+        try {
+            ObjectNode b = (ObjectNode) JSON.readTree(body);
+            ArrayNode txs = (ArrayNode) b.get("transactions");
+            if (txs.isEmpty()) {
+                return null;
+            }
+            byte[] rec = Base64.getDecoder().decode(txs.get(0).asText());
+            rec[rec.length - 65] ^= 1;
+            txs.set(0, Base64.getEncoder().encodeToString(rec));
+            return JSON.writeValueAsString(b);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Replaces the block's lower root: the state the block claims is not what its transactions give. */
+    private static String alterLowerRoot(String body) {
+        try {
+            ObjectNode b = (ObjectNode) JSON.readTree(body);
+            long n = b.get("number").asLong();
+            Block real = Block.decode(n, Base64.getDecoder().decode(b.get("record").asText()));
+            byte[] root = real.lowerRoot().toByteArray();
+            root[0] ^= 1;
+            Block forged = new Block(n, real.timestamp(), Hash.of(root), real.txIds(), real.meta());
+            b.put("record", Base64.getEncoder().encodeToString(forged.encode()));
+            b.put("lowerRoot", forged.lowerRoot().hex());
+            b.put("hash", forged.hash().hex());
+            return JSON.writeValueAsString(b);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static boolean caughtUp(String url, GlassLedgerClient client) throws Exception {
+        JsonNode shards = status(url).get("shards");
+        for (int s = 0; s < 3; s++) {
+            if (shards.get(s).get("auditedBlock").asLong() < client.digest(s).blockNo()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String halted(String url, int shard) throws Exception {
+        JsonNode h = status(url).get("shards").get(shard).get("halted");
+        return h == null || h.isNull() ? null : h.asText();
+    }
+
+    private static JsonNode status(String url) throws Exception {
+        return JSON.readTree(get(url + "/v1/status"));
+    }
+
+    private static String get(String url) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(url).isEqualTo(200);
+        return r.body();
+    }
+
+    private static Process auditor(int port, Path data, Path clusterFile, String apiKey) throws Exception {
+        Path jar = Path.of("target", "auditor-0.1.0-SNAPSHOT-exec.jar").toAbsolutePath();
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx384m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(), "--server.port=" + port,
+                "--glassledger.auditor.data-dir=" + data, "--glassledger.auditor.cluster=" + clusterFile,
+                "--glassledger.auditor.poll-interval=200ms", "--logging.level.root=WARN")
+                .redirectErrorStream(true).redirectOutput(dir.resolve("auditor-" + port + ".log").toFile());
+        pb.environment().put("GLASSLEDGER_AUDITOR_APIKEY", apiKey);
+        Process p = pb.start();
+        auditors.add(p);
+        String url = "http://127.0.0.1:" + port + "/v1/status";
+        await().atMost(Duration.ofSeconds(90)).ignoreExceptions().until(() -> {
+            if (!p.isAlive()) {
+                throw new IllegalStateException("auditor exited; see " + dir.resolve("auditor-" + port + ".log"));
+            }
+            return HTTP.send(HttpRequest.newBuilder(URI.create(url)).GET().build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        });
+        return p;
+    }
+
+    private static String credential(String id) throws IOException {
+        for (String line : Files.readAllLines(dir.resolve("credentials.txt"))) {
+            String[] f = line.split("\t");
+            if (f.length == 3 && f[0].equals(id)) {
+                return f[2];
+            }
+        }
+        throw new IllegalStateException("no credentials for " + id);
+    }
+
+    private static void launcher(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("bash", root.resolve("glassledger").toString(), "cluster"));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile()).redirectErrorStream(true);
+        pb.environment().put("GLASSLEDGER_JAVA_OPTS", "-Xmx512m -XX:TieredStopAtLevel=1");
+        pb.environment().put("GLASSLEDGER_CLUSTER_ARGS", "--glassledger.ledger-cache=64MB --logging.level.root=WARN "
+                + "--logging.level.io.glassledger.server.StartupReport=INFO");
+        Process p = pb.start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(180, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IllegalStateException("./glassledger cluster " + String.join(" ", args) + " failed:\n" + output);
+        }
+    }
+
+    private static int freePorts(int n) {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int base = 20_000 + new SplittableRandom().nextInt(20_000);
+            boolean free = true;
+            for (int i = 0; i < n && free; i++) {
+                try (ServerSocket s = new ServerSocket(base + i, 1, java.net.InetAddress.getLoopbackAddress())) {
+                    s.setReuseAddress(true);
+                } catch (IOException e) {
+                    free = false;
+                }
+            }
+            if (free) {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no free ports");
+    }
+}
