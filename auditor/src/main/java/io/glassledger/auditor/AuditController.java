@@ -25,9 +25,20 @@ import reactor.core.scheduler.Schedulers;
 @RequestMapping("/v1")
 class AuditController {
     private final AuditService service;
+    private final Gossip gossip;
 
-    AuditController(AuditService service) {
+    AuditController(AuditService service, Gossip gossip) {
         this.service = service;
+        this.gossip = gossip;
+    }
+
+    /** Gossip from another auditor: its latest verified signed heads; the answer is this auditor's. */
+    @PostMapping("/gossip")
+    Mono<Gossip.Message> gossip(@RequestBody(required = false) Gossip.Message m) {
+        return Mono.fromCallable(() -> {
+            gossip.receive(m);
+            return gossip.heads();
+        }).subscribeOn(Schedulers.boundedElastic());
     }
 
     /** Per shard: audited height, lag behind the head, the last verified signed head, violations, lag history. */
@@ -51,7 +62,8 @@ class AuditController {
             m.put("lagHistory", a.lagSamples());
             out.add(m);
         }
-        return Map.of("shards", out, "ok", out.stream().allMatch(m -> m.get("halted") == null));
+        return Map.of("shards", out, "ok", out.stream().allMatch(m -> m.get("halted") == null),
+                "peersLastHeard", gossip.lastHeard());
     }
 
     /** GlassDB's Audit(digest, block_no): 200 if the digest is on the auditor's history, else a problem. */

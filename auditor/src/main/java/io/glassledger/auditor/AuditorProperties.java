@@ -18,13 +18,17 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param apiKey       an API key with role {@code auditor} (or admin) on every shard
  * @param pollInterval how often each shard's head is fetched
  * @param webhook      optional: every violation is POSTed here as JSON
+ * @param peers        other auditors, which this one sends its latest signed heads to ({@code POST /v1/gossip})
+ * @param gossipInterval how often
  */
 @ConfigurationProperties("glassledger.auditor")
 public record AuditorProperties(@DefaultValue("auditor-data") Path dataDir, Path cluster,
                                 @DefaultValue("") List<URI> shards, @DefaultValue("") String pin,
                                 @DefaultValue("") String apiKey, @DefaultValue("500ms") Duration pollInterval,
-                                URI webhook) {
+                                URI webhook, @DefaultValue("") List<URI> peers,
+                                @DefaultValue("2s") Duration gossipInterval) {
     public AuditorProperties {
         shards = shards.stream().filter(u -> !u.toString().isBlank()).toList();
+        peers = peers.stream().filter(u -> !u.toString().isBlank()).toList();
     }
 }

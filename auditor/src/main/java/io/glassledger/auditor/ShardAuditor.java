@@ -111,6 +111,11 @@ final class ShardAuditor implements AutoCloseable {
                 lastHead = head;
                 saveState();
             }
+            SignedHead pending = pendingPeerHead;
+            if (halted == null && pending != null && pending.digest().blockNo() <= ledger.head().block().number()) {
+                pendingPeerHead = null;
+                compareWithPeer(pending, pendingPeerFrom);
+            }
             sampleLag();
             lastError = null;
         } catch (IOException | RuntimeException e) {
@@ -317,6 +322,52 @@ final class ShardAuditor implements AutoCloseable {
         return new AuditAnswer("inconsistent", "block " + claimed.blockNo() + " of shard " + shard + " is "
                 + mine.root().hex() + " here, not " + claimed.root().hex() + " (no signed head to attribute it)", mine);
     }
+
+    /**
+     * GlassDB's Gossip: another auditor's latest verified head of this shard. It must verify under the pinned key
+     * and lie on this auditor's history; a head beyond it is kept and checked once the audit gets there.
+     *
+     * @return null if consistent (or not yet comparable), else the violation kind
+     */
+    synchronized String gossip(SignedHead peer, String from) {
+        if (serverKey == null || peer.shard() != shard) {
+            return null;
+        }
+        try {
+            peer.verify(serverKey);
+        } catch (VerificationException e) {
+            return "bad_signed_head";  // the peer's problem (or a forgery): not evidence against the shard
+        }
+        if (ledger == null || peer.digest().blockNo() > ledger.head().block().number()) {
+            SignedHead held = pendingPeerHead;
+            if (held == null || held.digest().blockNo() < peer.digest().blockNo()) {
+                pendingPeerHead = peer;
+                pendingPeerFrom = from;
+            }
+            return null;
+        }
+        return compareWithPeer(peer, from);
+    }
+
+    private String compareWithPeer(SignedHead peer, String from) {
+        Digest mine = ledger.digest(peer.digest().blockNo());
+        if (mine.equals(peer.digest())) {
+            return null;
+        }
+        Map<String, Object> ev = new LinkedHashMap<>();
+        ev.put("peerSignedHead", Wire.signedHead(peer));
+        ev.put("peer", from);
+        ev.put("auditorDigest", Wire.digest(mine));
+        if (lastHead != null) {
+            ev.put("auditorSignedHead", Wire.signedHead(lastHead));
+        }
+        violation(peer.digest().blockNo(), "fork", "auditor " + from + " verified digest " + peer.digest()
+                + ", signed by the shard; this auditor's re-executed history has " + mine, ev);
+        return "fork";
+    }
+
+    private SignedHead pendingPeerHead;
+    private String pendingPeerFrom;
 
     /** The outcome of a client's audit request: {@code problem} null means the digest is on this history. */
     record AuditAnswer(String problem, String detail, Digest auditorDigest) {

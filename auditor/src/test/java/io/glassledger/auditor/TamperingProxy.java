@@ -30,7 +30,7 @@ import javax.net.ssl.X509TrustManager;
 final class TamperingProxy implements AutoCloseable {
     private final HttpsServer server;
     private final HttpClient http;
-    private final String upstream;
+    volatile String upstream;
     volatile BiFunction<String, String, String> rewrite = (path, body) -> null;
 
     TamperingProxy(Path tlsDir, String upstream) throws Exception {

@@ -120,7 +120,7 @@ class CrossShardTest {
         Txn first = c.begin();
         first.getAll(List.of(utf8(a), utf8(b)));
         first.put(a, "1").put(b, "1");
-        c.runTransaction(tx -> tx.put(b, "31"));
+        c.runTransaction(tx -> tx.put(b, "31")).promise().verification().get(30, TimeUnit.SECONDS);
         GlassLedgerException conflict = assertThrows(GlassLedgerException.class, first::commit);
         assertEquals("conflict", conflict.code());
         assertEquals("70", c.get(a), "nothing of the refused transaction landed on the other shard");

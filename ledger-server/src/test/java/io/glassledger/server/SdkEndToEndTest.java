@@ -103,7 +103,8 @@ class SdkEndToEndTest {
         // A conflicting transaction is refused with a retryable code, and changes nothing.
         var t1 = c.begin();
         t1.get("alice");
-        c.runTransaction(t -> t.put("alice", "1"));
+        // Verified: so its block is persisted before the verified read below, which reads the persisted head.
+        c.runTransaction(t -> t.put("alice", "1")).promise().verification().get(30, TimeUnit.SECONDS);
         t1.put("alice", "2");
         GlassLedgerException e = assertThrows(GlassLedgerException.class, t1::commit);
         assertEquals("conflict", e.code());
