@@ -261,6 +261,23 @@ final class ShardAuditor implements AutoCloseable {
         return registered.containsKey(key);
     }
 
+    /**
+     * The shard's own signed head for {@code block}, as this auditor's upstream serves it: beside the contradicting
+     * head, two signatures by one key over one block number and two roots, which anyone can check
+     * ({@code ledger-cli evidence}).
+     */
+    private void sameBlockHead(long block, Map<String, Object> ev) {
+        try {
+            SignedHead h = Wire.signedHead("head", http.get("/v1/head?block=" + block, Dto.SignedHeadDto.class));
+            h.verify(serverKey);
+            ev.put("shardSignedHead", Wire.signedHead(h));
+        } catch (IOException | RuntimeException | VerificationException e) {
+            ev.put("shardSignedHeadError", e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private static Map<String, Object> blockEvidence(Dto.BlockDto dto) {
         Map<String, Object> ev = new LinkedHashMap<>();
         ev.put("shardBlock", dto);
@@ -314,6 +331,7 @@ final class ShardAuditor implements AutoCloseable {
             if (lastHead != null) {
                 ev.put("auditorSignedHead", Wire.signedHead(lastHead));
             }
+            sameBlockHead(claimed.blockNo(), ev);
             violation(claimed.blockNo(), "fork", "the shard signed digest " + claimed + " for a client; its history "
                     + "as re-executed by this auditor has " + mine, ev);
             return new AuditAnswer("fork", "shard " + shard + " showed this client a forked history: block "
@@ -361,6 +379,7 @@ final class ShardAuditor implements AutoCloseable {
         if (lastHead != null) {
             ev.put("auditorSignedHead", Wire.signedHead(lastHead));
         }
+        sameBlockHead(peer.digest().blockNo(), ev);
         violation(peer.digest().blockNo(), "fork", "auditor " + from + " verified digest " + peer.digest()
                 + ", signed by the shard; this auditor's re-executed history has " + mine, ev);
         return "fork";

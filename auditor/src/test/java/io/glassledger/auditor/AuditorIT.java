@@ -212,6 +212,22 @@ class AuditorIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> halted(urlA, 0) != null || halted(urlB, 0) != null);
             String kind = halted(urlA, 0) != null ? halted(urlA, 0) : halted(urlB, 0);
             assertThat(kind).startsWith("fork");
+
+            // The evidence convinces a third party with nothing but the file and the shard's public key.
+            String shard0Key = status(urlA).get("shards").get(0).get("lastVerified").get("serverKey").asText();
+            JsonNode forkViolation = (halted(urlA, 0) != null ? status(urlA) : status(urlB)).get("shards").get(0)
+                    .get("violations").get(0);
+            Path forkEvidence = dir.resolve("fork-evidence.json");
+            Files.writeString(forkEvidence, JSON.writeValueAsString(forkViolation));
+            StringBuilder cliOut = new StringBuilder();
+            assertThat(cli(cliOut, "evidence", forkEvidence.toString(), "--server-key", shard0Key))
+                    .as(cliOut.toString()).isZero();
+            assertThat(cliOut).contains("FORK PROVEN");
+            Path tamperEvidence = dir.resolve("tamper-evidence.json");
+            Files.writeString(tamperEvidence, JSON.writeValueAsString(v1));
+            StringBuilder tamperOut = new StringBuilder();
+            cli(tamperOut, "evidence", tamperEvidence.toString());
+            assertThat(tamperOut).contains("does NOT carry a valid signature");
             fork.destroy();
             fork.waitFor(30, TimeUnit.SECONDS);
             System.out.printf("auditors: tampering caught in %.1f s, the fork by gossip in %.1f s; auditor A at "
@@ -301,6 +317,14 @@ class AuditorIT {
         String dom = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         return dom;
+    }
+
+    private static int cli(StringBuilder output, String... args) {
+        var bytes = new java.io.ByteArrayOutputStream();
+        var ps = new java.io.PrintStream(bytes, true, StandardCharsets.UTF_8);
+        int rc = io.glassledger.client.cli.LedgerCli.run(args, ps, ps, java.util.Map.of());
+        output.append(bytes.toString(StandardCharsets.UTF_8));
+        return rc;
     }
 
     private static String keyOn(GlassLedgerClient c, int shard) {

@@ -49,6 +49,8 @@ public final class LedgerCli {
               prove KEY [--block N] --out FILE   save a self-contained proof of the key's value
               verify FILE [--digest BLOCK:HASH] [--server-key HEX]
                                                  check a saved proof offline (no server)
+              evidence FILE [--server-key HEX]   check an auditor's violation (a line of violations.jsonl) offline:
+                                                 exit 0 only if it proves the shard misbehaved
             options (environment):
               --url URL          (GLASSLEDGER_URL, default https://127.0.0.1:8443)
               --cluster FILE     (GLASSLEDGER_CLUSTER) a cluster's shard map, URLs and pin, as written by
@@ -153,6 +155,7 @@ public final class LedgerCli {
             case "digest" -> digest(arity(1, "digest"));
             case "prove" -> prove(arity(2, "prove KEY [--block N] --out FILE"));
             case "verify" -> verify(arity(2, "verify FILE [--digest BLOCK:HASH]"));
+            case "evidence" -> evidence(arity(2, "evidence FILE [--server-key HEX]"));
             default -> throw new Usage("unknown command " + cmd);
         };
     }
@@ -340,6 +343,110 @@ public final class LedgerCli {
                     + p.signedHead().digest().blockNo() + (serverKey == null ? " (key not pinned: --server-key)" : ""));
         }
         return 0;
+    }
+
+    /**
+     * An auditor's violation, checked with nothing but the file: every signed head in it must verify (under
+     * {@code --server-key} if given). Two valid heads of one shard, under one key, for one block with two roots prove
+     * a fork. Block evidence (a block the shard served) is re-checked for what it claims: a transaction whose
+     * signature fails, and the transactions record and block record that carry it.
+     */
+    private int evidence(List<String> a) {
+        Bytes pinned = opts.containsKey("--server-key") ? hexKey(opts.get("--server-key")) : null;
+        com.fasterxml.jackson.databind.JsonNode root;
+        try {
+            root = JSON.readTree(Files.readAllBytes(Path.of(a.get(1))));
+        } catch (IOException e) {
+            err.println("error: cannot read " + a.get(1) + ": " + e.getMessage());
+            return 1;
+        }
+        com.fasterxml.jackson.databind.JsonNode ev = root.has("evidence") ? root.get("evidence") : root;
+        String kind = root.path("kind").asText("?");
+        List<String> findings = new ArrayList<>();
+        Map<String, SignedHead> heads = new LinkedHashMap<>();
+        for (var it = ev.fields(); it.hasNext(); ) {
+            var f = it.next();
+            if (!f.getKey().toLowerCase(java.util.Locale.ROOT).endsWith("signedhead") || !f.getValue().isObject()) {
+                continue;
+            }
+            try {
+                SignedHead h = io.glassledger.api.Wire.signedHead(f.getKey(), JSON.treeToValue(f.getValue(),
+                        io.glassledger.api.Dto.SignedHeadDto.class));
+                h.verify();
+                if (pinned != null) {
+                    h.verify(pinned);
+                }
+                heads.put(f.getKey(), h);
+                findings.add("signed head " + f.getKey() + ": shard " + h.shard() + ", block " + h.digest().blockNo()
+                        + ", root " + h.digest().root().hex() + ", valid signature by " + h.serverKey().hex());
+            } catch (IOException | RuntimeException | VerificationException e) {
+                findings.add("signed head " + f.getKey() + ": NOT valid (" + e.getMessage() + ")");
+            }
+        }
+        String proven = null;
+        List<Map.Entry<String, SignedHead>> hs = new ArrayList<>(heads.entrySet());
+        for (int i = 0; i < hs.size() && proven == null; i++) {
+            for (int j = i + 1; j < hs.size() && proven == null; j++) {
+                SignedHead x = hs.get(i).getValue();
+                SignedHead y = hs.get(j).getValue();
+                if (x.shard() == y.shard() && x.serverKey().equals(y.serverKey())
+                        && x.digest().blockNo() == y.digest().blockNo() && !x.digest().equals(y.digest())) {
+                    proven = "FORK PROVEN: shard " + x.shard() + "'s key " + x.serverKey().hex() + " signed two roots "
+                            + "for block " + x.digest().blockNo() + ": " + x.digest().root().hex() + " ("
+                            + hs.get(i).getKey() + ") and " + y.digest().root().hex() + " (" + hs.get(j).getKey() + ")";
+                }
+            }
+        }
+        if (ev.has("shardBlock")) {
+            findings.addAll(checkBlock(ev.get("shardBlock")));
+        }
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("kind", kind);
+            m.put("proven", proven != null);
+            m.put("conclusion", proven);
+            m.put("findings", findings);
+            printJson(m);
+        } else {
+            out.println("violation " + kind + ": " + root.path("detail").asText(""));
+            findings.forEach(f -> out.println("  " + f));
+            out.println(proven != null ? proven : "not proven by this file alone (no two signed heads of one block "
+                    + "with different roots)");
+        }
+        return proven != null ? 0 : 1;
+    }
+
+    /** What a block the shard served shows by itself: its hashes, and any transaction whose signature fails. */
+    private static List<String> checkBlock(com.fasterxml.jackson.databind.JsonNode b) {
+        List<String> out = new ArrayList<>();
+        try {
+            long n = b.path("number").asLong();
+            io.glassledger.core.ledger.Block block = io.glassledger.core.ledger.Block.decode(n,
+                    Base64.getDecoder().decode(b.path("record").asText()));
+            out.add("block " + n + ": record hashes to " + block.hash().hex()
+                    + (block.hash().hex().equals(b.path("hash").asText()) ? " (as the shard said)" : " (the shard said "
+                    + b.path("hash").asText() + ")"));
+            List<io.glassledger.core.txn.SignedTransaction> txs = new ArrayList<>();
+            for (var t : b.path("transactions")) {
+                txs.add(io.glassledger.core.txn.SignedTransaction.decode(Bytes.wrap(Base64.getDecoder()
+                        .decode(t.asText()))));
+            }
+            Bytes meta = block.meta().get(io.glassledger.core.ledger.Ledger.TXS_META);
+            var spec = io.glassledger.core.txn.BlockSequencer.spec(block.timestamp(), txs);
+            boolean bound = meta != null && meta.equals(Bytes.wrap(io.glassledger.core.hash.Hashing.transactions(
+                    spec.transactions().toByteArray()).toByteArray()));
+            out.add("its " + txs.size() + " signed transactions " + (bound ? "are" : "are NOT")
+                    + " the ones the block record commits to (meta txs)");
+            for (var stx : txs) {
+                if (!stx.signatureValid()) {
+                    out.add("transaction " + stx.txId().hex() + " does NOT carry a valid signature by "
+                            + stx.tx().clientKey().hex());
+                }
+            }
+        } catch (RuntimeException e) {
+            out.add("the block does not decode: " + e.getMessage());
+        }
+        return out;
     }
 
     private int failed(String why) {

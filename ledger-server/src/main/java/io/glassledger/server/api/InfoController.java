@@ -30,8 +30,15 @@ class InfoController {
                 l.maxKeysPerRequest(), map.shards(), map.version());
     }
 
+    /** The latest persisted digest, signed; with {@code block}, the signed head of that persisted block. */
     @GetMapping("/head")
-    Mono<Dto.SignedHeadDto> head() {
-        return Mono.fromCallable(() -> Dtos.head(shard.signedHead())).subscribeOn(shard.reads());
+    Mono<Dto.SignedHeadDto> head(@org.springframework.web.bind.annotation.RequestParam(required = false) Long block) {
+        return Mono.fromCallable(() -> {
+            if (block == null) {
+                return Dtos.head(shard.signedHead());
+            }
+            long n = Blocks.persisted(shard.engine(), block);
+            return Dtos.head(shard.signedHead(shard.engine().digest(n)));
+        }).subscribeOn(shard.reads());
     }
 }
