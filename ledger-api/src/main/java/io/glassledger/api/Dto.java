@@ -115,7 +115,7 @@ public final class Dto {
 
     /** A block for auditors: record (FORMAT.md §6.1), its signed transactions (§14.2), and its digest. */
     public record BlockDto(long number, long timestamp, String hash, String lowerRoot, String record,
-                           List<String> transactions, DigestDto digest) {
+                           List<String> transactions, DigestDto digest, String upperRoot) {
     }
 
     /**

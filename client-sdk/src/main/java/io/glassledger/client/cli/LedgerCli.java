@@ -398,7 +398,10 @@ public final class LedgerCli {
             }
         }
         if (ev.has("shardBlock")) {
-            findings.addAll(checkBlock(ev.get("shardBlock")));
+            String unsigned = checkBlock(ev.get("shardBlock"), heads.get("shardSignedHead"), findings);
+            if (proven == null) {
+                proven = unsigned;
+            }
         }
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -416,9 +419,12 @@ public final class LedgerCli {
         return proven != null ? 0 : 1;
     }
 
-    /** What a block the shard served shows by itself: its hashes, and any transaction whose signature fails. */
-    private static List<String> checkBlock(com.fasterxml.jackson.databind.JsonNode b) {
-        List<String> out = new ArrayList<>();
+    /**
+     * What a block the shard served shows: its hashes, whether its digest (from the record and the upper root) is
+     * the one the shard signed for it, whether the transactions are the ones the record commits to, and any whose
+     * signature fails. Returns the proof of an unsigned write when all of that holds, else null.
+     */
+    private static String checkBlock(com.fasterxml.jackson.databind.JsonNode b, SignedHead signed, List<String> out) {
         try {
             long n = b.path("number").asLong();
             io.glassledger.core.ledger.Block block = io.glassledger.core.ledger.Block.decode(n,
@@ -437,16 +443,31 @@ public final class LedgerCli {
                     spec.transactions().toByteArray()).toByteArray()));
             out.add("its " + txs.size() + " signed transactions " + (bound ? "are" : "are NOT")
                     + " the ones the block record commits to (meta txs)");
+            boolean signedBlock = false;
+            if (signed != null && b.hasNonNull("upperRoot")) {
+                io.glassledger.core.hash.Hash root = io.glassledger.core.hash.Hashing.digest(n, block.lowerRoot(),
+                        io.glassledger.core.hash.Hash.fromHex(b.path("upperRoot").asText()), block.bodyHash());
+                signedBlock = signed.digest().blockNo() == n && signed.digest().root().equals(root);
+                out.add("the block's digest " + (signedBlock ? "IS" : "is not") + " the one the shard signed for block "
+                        + signed.digest().blockNo());
+            }
+            String unsigned = null;
             for (var stx : txs) {
                 if (!stx.signatureValid()) {
                     out.add("transaction " + stx.txId().hex() + " does NOT carry a valid signature by "
                             + stx.tx().clientKey().hex());
+                    if (signedBlock && bound && unsigned == null) {
+                        unsigned = "UNSIGNED WRITE PROVEN: shard " + signed.shard() + "'s key "
+                                + signed.serverKey().hex() + " signed block " + n + ", which commits to transaction "
+                                + stx.txId().hex() + " whose client signature does not verify";
+                    }
                 }
             }
+            return unsigned;
         } catch (RuntimeException e) {
             out.add("the block does not decode: " + e.getMessage());
+            return null;
         }
-        return out;
     }
 
     private int failed(String why) {

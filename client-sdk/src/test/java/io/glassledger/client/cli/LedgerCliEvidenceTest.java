@@ -113,4 +113,52 @@ class LedgerCliEvidenceTest {
                     field + ": " + out);
         }
     }
+
+    /** A block the shard signed, holding a transaction whose signature fails; knobs to break each link. */
+    Path blockEvidence(boolean validTx, boolean otherHead, boolean wrongUpperRoot, boolean alterServedTx)
+            throws IOException {
+        io.glassledger.core.ledger.Ledger ledger = io.glassledger.core.ledger.Ledger.openOrCreate(
+                new io.glassledger.core.store.InMemoryNodeStore(), io.glassledger.core.postree.TreeParams.DEFAULT, 1);
+        SigningKey client = SigningKey.generate();
+        byte[] rec = new io.glassledger.core.txn.TxnDraft(client, 0, System.currentTimeMillis())
+                .put(io.glassledger.core.hash.Bytes.utf8("balance"), io.glassledger.core.hash.Bytes.utf8("1000000"))
+                .sign().record();
+        if (!validTx) {
+            rec[rec.length - 1] ^= 1;  // the signature's last byte: the record still decodes
+        }
+        var stx = io.glassledger.core.txn.SignedTransaction.decode(rec);
+        var block = ledger.append(java.util.List.of(io.glassledger.core.txn.BlockSequencer.spec(10, java.util.List.of(stx))))
+                .get(0);
+        SignedHead head = SignedHead.sign(server, 0, otherHead ? new Digest(1, Hash.of(new byte[32]))
+                : ledger.digest(1), 10);
+        byte[] served = rec.clone();
+        if (alterServedTx) {
+            served[served.length - 70] ^= 1;
+        }
+        Map<String, Object> b = new LinkedHashMap<>();
+        b.put("number", 1);
+        b.put("hash", block.hash().hex());
+        b.put("record", java.util.Base64.getEncoder().encodeToString(block.encode()));
+        b.put("transactions", java.util.List.of(java.util.Base64.getEncoder().encodeToString(served)));
+        b.put("upperRoot", wrongUpperRoot ? Hash.of(new byte[32]).hex() : ledger.upperRoot(1).hex());
+        Map<String, Object> ev = new LinkedHashMap<>();
+        ev.put("shardBlock", b);
+        ev.put("shardSignedHead", Wire.signedHead(head));
+        return write(Map.of("shard", 0, "block", 1, "kind", "bad_signature", "detail", "test", "evidence", ev));
+    }
+
+    @Test
+    void aSignedBlockCommittingToAnUnsignedWriteIsProven() throws IOException {
+        assertEquals(0, run("evidence", blockEvidence(false, false, false, false).toString(), "--server-key",
+                server.publicKey().hex()), out);
+        assertTrue(out.contains("UNSIGNED WRITE PROVEN"), out);
+    }
+
+    @Test
+    void aBlockEvidenceWithABrokenLinkProvesNothing() throws IOException {
+        assertEquals(1, run("evidence", blockEvidence(true, false, false, false).toString()), "valid tx: " + out);
+        assertEquals(1, run("evidence", blockEvidence(false, true, false, false).toString()), "other head: " + out);
+        assertEquals(1, run("evidence", blockEvidence(false, false, true, false).toString()), "upper root: " + out);
+        assertEquals(1, run("evidence", blockEvidence(false, false, false, true).toString()), "served tx: " + out);
+    }
 }

@@ -176,6 +176,15 @@ public final class Ledger {
         return h == null ? store.blockCount() - 1 : h.block().number();
     }
 
+    /**
+     * The upper tree's root over blocks 0..number−1 that block {@code number}'s digest commits to (FORMAT.md §8):
+     * with the block record, what recomputes the block's digest.
+     */
+    public Hash upperRoot(long number) {
+        Head h = head;
+        return number == h.block().number() ? h.upperRoot() : upper.root(number);
+    }
+
     public Digest digest(long number) {
         Head h = head;
         if (number == h.block().number()) {

@@ -33,7 +33,7 @@ class BlockController {
             List<String> records = txs == null ? List.of()
                     : TxnEngine.decodeTransactions(txs).stream().map(SignedTransaction::record).map(Wire::b64).toList();
             return new Dto.BlockDto(n, b.timestamp(), b.hash().hex(), b.lowerRoot().hex(), Wire.b64(b.encode()),
-                    records, Wire.digest(e.digest(n)));
+                    records, Wire.digest(e.digest(n)), e.ledger().upperRoot(n).hex());
         }).subscribeOn(shard.reads());
     }
 }
