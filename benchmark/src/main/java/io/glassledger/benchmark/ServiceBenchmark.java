@@ -32,7 +32,7 @@ public final class ServiceBenchmark {
     private static final PrintStream OUT = System.out;
 
     record Options(int keys, double seconds, double warmup, int clients, long delayMs, long persistMs,
-                   Path dir, boolean quick, List<Integer> shards, String name) {
+                   Path dir, boolean quick, List<Integer> shards, String name, boolean auditor) {
         static Options parse(String[] args) {
             return parse(args, "service");
         }
@@ -42,6 +42,7 @@ public final class ServiceBenchmark {
             boolean cluster = name.equals("cluster");
             boolean quick = List.of(args).contains("--quick");
             List<Integer> shards = cluster ? List.of(1, 3) : List.of(1);
+            boolean auditor = false;
             int keys = quick ? 10_000 : 100_000;
             double seconds = quick ? 4 : 20;
             double warmup = quick ? 2 : 30;
@@ -60,6 +61,7 @@ public final class ServiceBenchmark {
                     case "--delay-ms" -> delay = Args.number(args[i], Args.value(args, ++i), 0, 60_000);
                     case "--persist-ms" -> persist = Args.number(args[i], Args.value(args, ++i), 1, 60_000);
                     case "--dir" -> dir = Path.of(Args.value(args, ++i));
+                    case "--auditor" -> auditor = true;
                     case "--shards" -> {
                         if (!cluster) {
                             throw new IllegalArgumentException("--shards is for benchmark/run cluster");
@@ -86,14 +88,16 @@ public final class ServiceBenchmark {
                                   --warmup S      unmeasured seconds before (default 30: the JIT of both JVMs; --quick 2)
                                   --clients C     closed-loop client threads sharing one SDK client (default 64)
                                   --delay-ms MS   verification delay (default 100)
-                                  --persist-ms MS the server's persist interval (default 100)""");
+                                  --persist-ms MS the server's persist interval (default 100)
+                                  --auditor       also run an auditor process beside the server and report the
+                                                  lag it keeps (blocks behind the head) under this load""");
                         System.exit(0);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + args[i]);
                 }
             }
             return new Options(keys, seconds, warmup, clients, delay, persist, dir.toAbsolutePath().normalize(), quick,
-                    shards, name);
+                    shards, name, auditor);
         }
     }
 
@@ -112,6 +116,7 @@ public final class ServiceBenchmark {
     }
 
     private static String tag = "service";
+    private AuditorProcess auditor;
 
     private static void log(String fmt, Object... a) {
         System.err.printf("[" + tag + "] " + fmt + "%n", a);
@@ -201,6 +206,13 @@ public final class ServiceBenchmark {
         List<ServerProcess> servers = startCluster(jar, o, shards, serverJvm);
         ServerProcess server = servers.get(0);
         try {
+            if (o.auditor()) {
+                Path ajar = Path.of(System.getProperty("glassledger.auditor.jar",
+                        "auditor/target/auditor-0.1.0-SNAPSHOT-exec.jar")).toAbsolutePath();
+                auditor = new AuditorProcess(ajar, o.dir().resolve("auditor"), servers.stream().map(x -> x.url)
+                        .toList(), server.fingerprint, server.apiKey("auditor"), freePorts(1));
+                log("auditor following the %d shard(s)", shards);
+            }
             log("%d shard(s) %s, %d keys, %d clients, delay %d ms", shards, servers.stream().map(x -> x.url
                     + " (pid " + x.process.pid() + ")").toList(), o.keys(), o.clients(), o.delayMs());
             ClientConfig cfg = ClientConfig.builder().shards(servers.stream().map(x -> java.net.URI.create(x.url))
@@ -220,6 +232,10 @@ public final class ServiceBenchmark {
                 return rc;
             }
         } finally {
+            if (auditor != null) {
+                auditor.close();
+                auditor = null;
+            }
             for (ServerProcess sp : servers) {
                 sp.close();
             }
@@ -251,7 +267,15 @@ public final class ServiceBenchmark {
         double clientCpu0 = processCpu();
         load.measuring = true;
         long t0 = System.nanoTime();
-        Thread.sleep((long) (o.seconds() * 1000));
+        List<Long> lags = new ArrayList<>();
+        long audited0 = auditor == null ? 0 : auditor.writesVerified();
+        long end = System.nanoTime() + (long) (o.seconds() * 1e9);
+        while (System.nanoTime() < end) {
+            Thread.sleep(Math.max(1, Math.min(500, (end - System.nanoTime()) / 1_000_000)));
+            if (auditor != null) {
+                lags.add(auditor.maxLag());
+            }
+        }
         load.measuring = false;
         double secs = (System.nanoTime() - t0) / 1e9;
         long committed = load.measuredCommits.get();
@@ -263,6 +287,25 @@ public final class ServiceBenchmark {
         }
         log("window: %d commits in %.1f s (%.0f tx/s); waiting for verification of %d promises", committed,
                 secs, committed / secs, load.promises.size());
+        if (auditor != null) {
+            long audited = auditor.writesVerified() - audited0;
+            long c0n = System.nanoTime();
+            while (auditor.maxLag() > 0 && System.nanoTime() - c0n < 120_000_000_000L) {
+                Thread.sleep(100);
+            }
+            double catchUp = (System.nanoTime() - c0n) / 1e9;
+            Stats lag = Stats.ofLongs(lags.stream().mapToLong(Long::longValue).toArray());
+            JsonLine.of(bench, "auditor_lag_blocks", lag.median(), "blocks", null).with("max", lag.max())
+                    .with("samples", lag.count()).with("catch_up_s", catchUp)
+                    .with("auditor_keys_per_s", audited / secs).with("auditor_ok", auditor.ok())
+                    .with("shards", shards).printTo(OUT);
+            log("auditor: lag median %.0f, max %.0f blocks; %.0f keys/s verified; caught up %.1f s after the load",
+                    lag.median(), lag.max(), audited / secs, catchUp);
+            if (!auditor.ok()) {
+                log("the auditor reports a violation against an honest server");
+                return 1;
+            }
+        }
         long verified = 0;
         long failed = 0;
         long pending = 0;
