@@ -62,7 +62,7 @@ class AuditService {
                 props.webhook());
         for (int i = 0; i < urls.size(); i++) {
             ShardAuditor a = new ShardAuditor(i, new ShardHttp(urls.get(i), pin, props.apiKey(), json),
-                    props.dataDir().resolve("shard-" + i), json, violations);
+                    props.dataDir().resolve("shard-" + i), json, violations, Math.max(1, props.spotCheckEvery()));
             shards.add(a);
             String s = Integer.toString(i);
             FunctionCounter.builder("glassledger.auditor.blocks.verified", a, ShardAuditor::blocksVerified)

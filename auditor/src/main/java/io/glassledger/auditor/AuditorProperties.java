@@ -20,13 +20,15 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param webhook      optional: every violation is POSTed here as JSON
  * @param peers        other auditors, which this one sends its latest signed heads to ({@code POST /v1/gossip})
  * @param gossipInterval how often
+ * @param spotCheckEvery every this many rounds, one block verified earlier is fetched again and compared
  */
 @ConfigurationProperties("glassledger.auditor")
 public record AuditorProperties(@DefaultValue("auditor-data") Path dataDir, Path cluster,
                                 @DefaultValue("") List<URI> shards, @DefaultValue("") String pin,
                                 @DefaultValue("") String apiKey, @DefaultValue("500ms") Duration pollInterval,
                                 URI webhook, @DefaultValue("") List<URI> peers,
-                                @DefaultValue("2s") Duration gossipInterval) {
+                                @DefaultValue("2s") Duration gossipInterval,
+                                @DefaultValue("10") int spotCheckEvery) {
     public AuditorProperties {
         shards = shards.stream().filter(u -> !u.toString().isBlank()).toList();
         peers = peers.stream().filter(u -> !u.toString().isBlank()).toList();

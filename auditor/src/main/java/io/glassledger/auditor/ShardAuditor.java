@@ -13,6 +13,7 @@ import io.glassledger.core.proof.Digest;
 import io.glassledger.core.proof.SignedHead;
 import io.glassledger.core.proof.VerificationException;
 import io.glassledger.core.store.RocksDbNodeStore;
+import io.glassledger.core.txn.BlockSequencer;
 import io.glassledger.core.txn.SignedTransaction;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -63,8 +64,11 @@ final class ShardAuditor implements AutoCloseable {
     private final AtomicLong blocksVerified = new AtomicLong();
     private final AtomicLong writesApplied = new AtomicLong();
     private final ArrayDeque<LagSample> lag = new ArrayDeque<>();
+    private final int spotCheckEvery;
+    private long rounds;
 
-    ShardAuditor(int shard, ShardHttp http, Path dir, ObjectMapper json, Violations violations) {
+    ShardAuditor(int shard, ShardHttp http, Path dir, ObjectMapper json, Violations violations, int spotCheckEvery) {
+        this.spotCheckEvery = spotCheckEvery;
         this.shard = shard;
         this.http = http;
         this.dir = dir;
@@ -114,6 +118,9 @@ final class ShardAuditor implements AutoCloseable {
             if (halted == null && pending != null && pending.digest().blockNo() <= ledger.head().block().number()) {
                 pendingPeerHead = null;
                 compareWithPeer(pending, pendingPeerFrom);
+            }
+            if (halted == null && ++rounds % spotCheckEvery == 0) {
+                spotCheck();
             }
             sampleLag();
             lastError = null;
@@ -171,6 +178,46 @@ final class ShardAuditor implements AutoCloseable {
         ledger = Ledger.openOrCreate(store, TreeParams.decode(tree.toByteArray()), theirs.timestamp(), 64L << 20);
         if (!ledger.block(0).hash().equals(theirs.hash())) {
             throw new IllegalStateException("shard " + shard + "'s genesis block is not one this auditor can rebuild");
+        }
+    }
+
+    /**
+     * Fetches one block verified earlier, at random, and compares it with the auditor's own: a shard that rewrites
+     * an old block in place (its later digests untouched) is caught when that block is drawn, and as every block is
+     * drawn sooner or later, no rewrite stays unseen.
+     */
+    private void spotCheck() throws IOException, InterruptedException {
+        long audited = ledger.head().block().number();
+        if (audited < 1) {
+            return;
+        }
+        long n = 1 + java.util.concurrent.ThreadLocalRandom.current().nextLong(audited);
+        Dto.BlockDto dto = http.get("/v1/blocks/" + n, Dto.BlockDto.class);
+        Block mine = ledger.block(n);
+        String why = null;
+        try {
+            Block theirs = Block.decode(n, Wire.requiredBytes("record", dto.record()).toByteArray());
+            if (!theirs.hash().equals(mine.hash())) {
+                why = "block " + n + " now hashes to " + theirs.hash().hex() + "; it hashed to " + mine.hash().hex()
+                        + " when this auditor verified it";
+            } else {
+                List<SignedTransaction> txs = new ArrayList<>();
+                for (String rec : dto.transactions()) {
+                    txs.add(SignedTransaction.decode(Wire.requiredBytes("transactions", rec)));
+                }
+                Bytes served = BlockSequencer.spec(theirs.timestamp(), txs).transactions();
+                if (!served.equals(ledger.blockTransactions(n))) {
+                    why = "block " + n + " now carries other signed transactions than when this auditor verified it";
+                }
+            }
+        } catch (RuntimeException e) {
+            why = "block " + n + ", verified earlier, no longer decodes: " + e.getMessage();
+        }
+        if (why != null) {
+            Map<String, Object> ev = blockEvidence(dto);
+            ev.put("auditorBlockHash", mine.hash().hex());
+            ev.put("auditorDigest", Wire.digest(ledger.digest(n)));
+            violation(n, "rewritten_block", why, ev);
         }
     }
 

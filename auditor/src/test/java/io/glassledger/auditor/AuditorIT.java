@@ -210,6 +210,7 @@ class AuditorIT {
                 victim.runTransaction(t -> t.put(onShard0, "the forked history"));
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> halted(urlA, 0) != null || halted(urlB, 0) != null);
+            double forkSeconds = (System.nanoTime() - t1) / 1e9;
             String kind = halted(urlA, 0) != null ? halted(urlA, 0) : halted(urlB, 0);
             assertThat(kind).startsWith("fork");
 
@@ -230,8 +231,32 @@ class AuditorIT {
             assertThat(tamperOut).contains("does NOT carry a valid signature");
             fork.destroy();
             fork.waitFor(30, TimeUnit.SECONDS);
-            System.out.printf("auditors: tampering caught in %.1f s, the fork by gossip in %.1f s; auditor A at "
-                    + "blocks %s%n", seconds, (System.nanoTime() - t1) / 1e9,
+
+            // A shard that rewrites old blocks in place (later digests untouched): a third auditor, which spot-checks
+            // an old block every round, sees shard 1 through an operator who now serves altered old blocks.
+            TamperingProxy p3 = new TamperingProxy(dir.resolve("shard-1").resolve("tls"), cluster.getProperty("url.1"));
+            closeables.add(p3);
+            Properties viaP3 = (Properties) cluster.clone();
+            viaP3.setProperty("url.1", p3.url());
+            Path fileC = dir.resolve("cluster-c.properties");
+            try (var out = Files.newBufferedWriter(fileC)) {
+                viaP3.store(out, "auditor C's view");
+            }
+            int portC = freePorts(1);
+            String urlC = "http://127.0.0.1:" + portC;
+            auditor(portC, dir.resolve("auditor-c"), fileC, auditorKey, urlA, "--glassledger.auditor.spot-check-every=1");
+            long s1 = client.digest(1).blockNo();
+            await().atMost(Duration.ofSeconds(60)).until(() -> status(urlC).get("shards").get(1).get("auditedBlock")
+                    .asLong() >= s1);
+            long old = status(urlC).get("shards").get(1).get("auditedBlock").asLong();
+            p3.rewrite = (path, body) -> path.startsWith("/v1/blocks/")
+                    && Long.parseLong(path.substring("/v1/blocks/".length())) <= old ? alterLowerRoot(body) : null;
+            long t2 = System.nanoTime();
+            await().atMost(Duration.ofSeconds(20)).until(() -> halted(urlC, 1) != null);
+            assertThat(halted(urlC, 1)).startsWith("rewritten_block");
+            double rewriteSeconds = (System.nanoTime() - t2) / 1e9;
+            System.out.printf("auditors: tampering caught in %.1f s, the fork by gossip in %.1f s, rewritten old "
+                    + "blocks in %.1f s; auditor A at blocks %s%n", seconds, forkSeconds, rewriteSeconds,
                     status(urlA).get("shards").findValuesAsText("auditedBlock"));
         }
     }
@@ -364,14 +389,16 @@ class AuditorIT {
         }
     }
 
-    private static Process auditor(int port, Path data, Path clusterFile, String apiKey, String peer)
-            throws Exception {
+    private static Process auditor(int port, Path data, Path clusterFile, String apiKey, String peer,
+                                   String... extra) throws Exception {
         Path jar = Path.of("target", "auditor-0.1.0-SNAPSHOT-exec.jar").toAbsolutePath();
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx384m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(), "--server.port=" + port,
                 "--glassledger.auditor.data-dir=" + data, "--glassledger.auditor.cluster=" + clusterFile,
                 "--glassledger.auditor.poll-interval=200ms", "--glassledger.auditor.peers=" + peer,
-                "--glassledger.auditor.gossip-interval=500ms", "--logging.level.root=WARN")
+                "--glassledger.auditor.gossip-interval=500ms", "--logging.level.root=WARN"));
+        cmd.addAll(List.of(extra));
+        ProcessBuilder pb = new ProcessBuilder(cmd)
                 .redirectErrorStream(true).redirectOutput(dir.resolve("auditor-" + port + ".log").toFile());
         pb.environment().put("GLASSLEDGER_AUDITOR_APIKEY", apiKey);
         Process p = pb.start();
