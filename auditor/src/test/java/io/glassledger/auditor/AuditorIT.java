@@ -255,8 +255,33 @@ class AuditorIT {
             await().atMost(Duration.ofSeconds(20)).until(() -> halted(urlC, 1) != null);
             assertThat(halted(urlC, 1)).startsWith("rewritten_block");
             double rewriteSeconds = (System.nanoTime() - t2) / 1e9;
+
+            // The operator itself injects a write no client signed: shard 2 is stopped, a block carrying a transaction
+            // whose signature fails is appended to its ledger offline, and the shard restarted. The shard now signs
+            // heads over that block; auditor A, following shard 2 directly, catches it, and the evidence proves it.
+            client.head(2);
+            Path engine = dir.resolve("shard-2").resolve("shard-2");
+            long pid2 = Long.parseLong(Files.readString(dir.resolve("shard-2").resolve("server.pid")).trim());
+            ProcessHandle.of(pid2).ifPresent(ProcessHandle::destroy);
+            await().atMost(Duration.ofSeconds(30)).until(() -> ProcessHandle.of(pid2).map(h -> !h.isAlive()).orElse(true));
+            injectUnsignedWrite(engine);
+            launcher("start", "--shards", "3", "--dir", dir.toString(), "--port",
+                    Integer.toString(URI.create(cluster.getProperty("url.0")).getPort()));
+            long t3 = System.nanoTime();
+            await().atMost(Duration.ofSeconds(30)).until(() -> halted(urlA, 2) != null);
+            double injectSeconds = (System.nanoTime() - t3) / 1e9;
+            assertThat(halted(urlA, 2)).startsWith("bad_signature");
+            JsonNode injected = status(urlA).get("shards").get(2).get("violations").get(0);
+            Path injectedEvidence = dir.resolve("injected-evidence.json");
+            Files.writeString(injectedEvidence, JSON.writeValueAsString(injected));
+            String shard2Key = injected.get("evidence").get("shardSignedHead").get("serverKey").asText();
+            StringBuilder injectedOut = new StringBuilder();
+            assertThat(cli(injectedOut, "evidence", injectedEvidence.toString(), "--server-key", shard2Key))
+                    .as(injectedOut.toString()).isZero();
+            assertThat(injectedOut).contains("UNSIGNED WRITE PROVEN");
             System.out.printf("auditors: tampering caught in %.1f s, the fork by gossip in %.1f s, rewritten old "
-                    + "blocks in %.1f s; auditor A at blocks %s%n", seconds, forkSeconds, rewriteSeconds,
+                    + "blocks in %.1f s, a write the shard injected and signed in %.1f s; auditor A at blocks %s%n",
+                    seconds, forkSeconds, rewriteSeconds, injectSeconds,
                     status(urlA).get("shards").findValuesAsText("auditedBlock"));
         }
     }
@@ -350,6 +375,29 @@ class AuditorIT {
         int rc = io.glassledger.client.cli.LedgerCli.run(args, ps, ps, java.util.Map.of());
         output.append(bytes.toString(StandardCharsets.UTF_8));
         return rc;
+    }
+
+    /**
+     * Edits a stopped shard's ledger as a dishonest operator could: appends a block holding a transaction whose
+     * client signature fails (a value changed after signing), with every hash the ledger computes consistent, and
+     * empties the WAL, which a clean stop left with nothing unpersisted.
+     */
+    private static void injectUnsignedWrite(Path engine) throws IOException {
+        try (var store = new io.glassledger.core.store.RocksDbNodeStore(engine.resolve("ledger"))) {
+            io.glassledger.core.ledger.Ledger ledger = io.glassledger.core.ledger.Ledger.open(store);
+            byte[] rec = new io.glassledger.core.txn.TxnDraft(SigningKey.generate(), 2, System.currentTimeMillis())
+                    .put(io.glassledger.core.hash.Bytes.utf8("injected"), io.glassledger.core.hash.Bytes.utf8("1000000"))
+                    .sign().record();
+            rec[rec.length - 1] ^= 1;
+            var stx = io.glassledger.core.txn.SignedTransaction.decode(rec);
+            long ts = Math.max(System.currentTimeMillis(), ledger.head().block().timestamp());
+            ledger.append(List.of(io.glassledger.core.txn.BlockSequencer.spec(ts, List.of(stx))));
+        }
+        try (var files = Files.list(engine.resolve("wal"))) {
+            for (Path f : files.toList()) {
+                Files.delete(f);
+            }
+        }
     }
 
     private static String keyOn(GlassLedgerClient c, int shard) {
