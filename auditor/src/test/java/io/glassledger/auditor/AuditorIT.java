@@ -130,6 +130,18 @@ class AuditorIT {
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> caughtUp(urlA, client) && caughtUp(urlB, client));
             client.audit();  // both auditors agree with what the client trusts
+            // Bad input to an auditor: a machine-readable problem, and no violation recorded.
+            assertProblem(post(urlA + "/v1/audit", "{not json"), 400, null);
+            assertProblem(post(urlA + "/v1/audit", "{\"shard\": 9, \"block\": 1, \"hash\": \"00\"}"), 400, "malformed");
+            assertProblem(post(urlA + "/v1/audit", "{\"shard\": 0, \"block\": 1, \"hash\": \"zz\"}"), 400, "malformed");
+            assertProblem(post(urlA + "/v1/audit", "{\"shard\": 0, \"block\": 1, \"hash\": \"" + "ab".repeat(32)
+                    + "\"}"), 409, "inconsistent");
+            var forged = JSON.createObjectNode().put("shard", 0).put("block", 1).put("hash", "ab".repeat(32));
+            forged.set("signedHead", JSON.createObjectNode().put("shard", 0).put("block", 1).put("hash",
+                    "ab".repeat(32)).put("timestamp", 1).put("serverKey", "cd".repeat(32)).put("signature",
+                    "ef".repeat(64)));
+            assertProblem(post(urlA + "/v1/audit", JSON.writeValueAsString(forged)), 400, "bad_signed_head");
+            assertProblem(post(urlA + "/v1/gossip", "[1, 2"), 400, null);
             assertThat(status(urlA).get("ok").asBoolean()).isTrue();
             assertThat(status(urlB).get("ok").asBoolean()).isTrue();
             String page = browser(urlA + "/");
@@ -318,6 +330,19 @@ class AuditorIT {
             return JSON.writeValueAsString(b);
         } catch (IOException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    private static HttpResponse<String> post(String url, String body) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static void assertProblem(HttpResponse<String> r, int status, String code) throws Exception {
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
+        assertThat(r.headers().firstValue("Content-Type").orElse("")).contains("application/problem+json");
+        if (code != null) {
+            assertThat(JSON.readTree(r.body()).get("code").asText()).isEqualTo(code);
         }
     }
 
