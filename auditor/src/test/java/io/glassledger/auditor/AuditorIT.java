@@ -216,10 +216,17 @@ class AuditorIT {
             try (var out = Files.newBufferedWriter(forkFile)) {
                 forkView.store(out, "a client served by the fork");
             }
+            // The client served by the fork audits by itself every 300 ms with auditor A, which follows the real shard.
+            List<io.glassledger.client.IntegrityViolation> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
             try (GlassLedgerClient victim = GlassLedgerClient.connect(ClientConfig.builder().clusterFile(forkFile)
                     .apiKey(credential("admin")).signingKey(SigningKey.generate())
-                    .stateFile(dir.resolve("victim.json")).verifyDelay(Duration.ZERO).build())) {
+                    .stateFile(dir.resolve("victim.json")).verifyDelay(Duration.ZERO)
+                    .auditors(List.of(URI.create(urlA))).auditInterval(Duration.ofMillis(300))
+                    .violationHandler(seen::add).build())) {
                 victim.runTransaction(t -> t.put(onShard0, "the forked history"));
+                await().atMost(Duration.ofSeconds(30)).until(() -> !seen.isEmpty());
+                assertThat(seen.get(0).kind()).isEqualTo(io.glassledger.client.IntegrityViolation.Kind.AUDIT);
+                assertThat(seen.get(0).getMessage()).contains("fork");
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> halted(urlA, 0) != null || halted(urlB, 0) != null);
             double forkSeconds = (System.nanoTime() - t1) / 1e9;

@@ -31,6 +31,7 @@ public final class ClientConfig {
     private final Duration proofWait;
     private final Duration requestTimeout;
     private final List<URI> auditors;
+    private final Duration auditInterval;
     private final Consumer<IntegrityViolation> violationHandler;
     private final int maxRetries;
 
@@ -69,6 +70,7 @@ public final class ClientConfig {
             throw new IllegalArgumentException("requestTimeout must be positive");
         }
         auditors = List.copyOf(b.auditors);
+        auditInterval = nonNegative("auditInterval", b.auditInterval);
         violationHandler = Objects.requireNonNull(b.violationHandler, "violationHandler");
         if (b.maxRetries < 0) {
             throw new IllegalArgumentException("maxRetries must be non-negative");
@@ -159,6 +161,14 @@ public final class ClientConfig {
         return auditors;
     }
 
+    /**
+     * How often the client sends its trusted state to the auditors by itself (GlassDB: clients audit frequently);
+     * zero (the default): only when the application calls {@link GlassLedgerClient#audit()}.
+     */
+    public Duration auditInterval() {
+        return auditInterval;
+    }
+
     /** Hears of every {@link IntegrityViolation} once, in addition to the failed call or future. */
     public Consumer<IntegrityViolation> violationHandler() {
         return violationHandler;
@@ -189,6 +199,7 @@ public final class ClientConfig {
         private Duration proofWait = DEFAULT_PROOF_WAIT;
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
         private List<URI> auditors = List.of();
+        private Duration auditInterval = Duration.ZERO;
         private Consumer<IntegrityViolation> violationHandler = v -> LOG.log(System.Logger.Level.ERROR,
                 "integrity violation: " + v.evidence().toMap(), v);
         private int maxRetries = DEFAULT_MAX_RETRIES;
@@ -291,6 +302,11 @@ public final class ClientConfig {
 
         public Builder auditors(List<URI> v) {
             auditors = v;
+            return this;
+        }
+
+        public Builder auditInterval(Duration v) {
+            auditInterval = v;
             return this;
         }
 

@@ -58,7 +58,22 @@ public final class GlassLedgerClient implements AutoCloseable {
         this.violations = violations;
         this.auditors = config.auditors().stream()
                 .map(u -> new Api(u, null, null, config.requestTimeout())).toList();
+        if (!auditors.isEmpty() && !config.auditInterval().isZero()) {
+            auditTimer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "glassledger-audit");
+                t.setDaemon(true);
+                return t;
+            });
+            long every = config.auditInterval().toMillis();
+            // A violation reaches the handler through auditAsync; anything else (an auditor down) waits for the next.
+            auditTimer.scheduleWithFixedDelay(() -> auditAsync().exceptionally(e -> null), every, every,
+                    TimeUnit.MILLISECONDS);
+        } else {
+            auditTimer = null;
+        }
     }
+
+    private final java.util.concurrent.ScheduledExecutorService auditTimer;
 
     /**
      * Connects to every shard of the configuration: reads each one's {@code /v1/info}, checks that they agree on
@@ -421,6 +436,9 @@ public final class GlassLedgerClient implements AutoCloseable {
     /** Stops the background verifier; promises not yet verified fail with {@code closed}. */
     @Override
     public void close() {
+        if (auditTimer != null) {
+            auditTimer.shutdownNow();
+        }
         links.forEach(ShardLink::close);
         auditors.forEach(Api::close);
     }
