@@ -511,10 +511,19 @@ class AuditorIT {
         pb.environment().put("GLASSLEDGER_JAVA_OPTS", "-Xmx512m -XX:TieredStopAtLevel=1");
         pb.environment().put("GLASSLEDGER_CLUSTER_ARGS", "--glassledger.ledger-cache=64MB --logging.level.root=WARN "
                 + "--logging.level.io.glassledger.server.StartupReport=INFO");
-        Process p = pb.start();
-        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(180, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException("./glassledger cluster " + String.join(" ", args) + " failed:\n" + output);
+        String output = "";
+        for (int attempt = 1; ; attempt++) {
+            Process p = pb.start();
+            output += new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (p.waitFor(180, TimeUnit.SECONDS) && p.exitValue() == 0) {
+                return;
+            }
+            // Once more: starting only the shards that are down is idempotent. Seen once in CI, cause not found yet.
+            if (attempt == 2) {
+                throw new IllegalStateException("./glassledger cluster " + String.join(" ", args) + " failed:\n"
+                        + output);
+            }
+            System.err.println("./glassledger cluster " + String.join(" ", args) + " failed, again:\n" + output);
         }
     }
 
