@@ -303,6 +303,18 @@ final class ShardAuditor implements AutoCloseable {
         return ev;
     }
 
+    /** A signed head off this auditor's history, beside what this auditor holds for the same block. */
+    private Map<String, Object> forkEvidence(String name, SignedHead other, Digest mine) {
+        Map<String, Object> ev = new LinkedHashMap<>();
+        ev.put(name, Wire.signedHead(other));
+        ev.put("auditorDigest", Wire.digest(mine));
+        if (lastHead != null) {
+            ev.put("auditorSignedHead", Wire.signedHead(lastHead));
+        }
+        sameBlockHead(other.digest().blockNo(), ev);
+        return ev;
+    }
+
     /**
      * GlassDB's Audit(digest, block_no) from a client: catch up if the client is ahead, then compare. A signed head
      * that contradicts the auditor's history is a fork, kept as evidence; without a valid signature the claim is
@@ -344,15 +356,8 @@ final class ShardAuditor implements AutoCloseable {
             return new AuditAnswer(null, null, mine);
         }
         if (signed != null && signed.digest().equals(claimed)) {
-            Map<String, Object> ev = new LinkedHashMap<>();
-            ev.put("clientSignedHead", Wire.signedHead(signed));
-            ev.put("auditorDigest", Wire.digest(mine));
-            if (lastHead != null) {
-                ev.put("auditorSignedHead", Wire.signedHead(lastHead));
-            }
-            sameBlockHead(claimed.blockNo(), ev);
             violation(claimed.blockNo(), "fork", "the shard signed digest " + claimed + " for a client; its history "
-                    + "as re-executed by this auditor has " + mine, ev);
+                    + "as re-executed by this auditor has " + mine, forkEvidence("clientSignedHead", signed, mine));
             return new AuditAnswer("fork", "shard " + shard + " showed this client a forked history: block "
                     + claimed.blockNo() + " is " + mine.root().hex() + " here", mine);
         }
@@ -391,14 +396,8 @@ final class ShardAuditor implements AutoCloseable {
         if (mine.equals(peer.digest())) {
             return null;
         }
-        Map<String, Object> ev = new LinkedHashMap<>();
-        ev.put("peerSignedHead", Wire.signedHead(peer));
+        Map<String, Object> ev = forkEvidence("peerSignedHead", peer, mine);
         ev.put("peer", from);
-        ev.put("auditorDigest", Wire.digest(mine));
-        if (lastHead != null) {
-            ev.put("auditorSignedHead", Wire.signedHead(lastHead));
-        }
-        sameBlockHead(peer.digest().blockNo(), ev);
         violation(peer.digest().blockNo(), "fork", "auditor " + from + " verified digest " + peer.digest()
                 + ", signed by the shard; this auditor's re-executed history has " + mine, ev);
         return "fork";

@@ -44,6 +44,15 @@ final class ShardHttp {
     }
 
     <T> T get(String path, Class<T> type) throws IOException, InterruptedException {
+        return json.readValue(fetch(path), type);
+    }
+
+    <T> T get(String path, com.fasterxml.jackson.core.type.TypeReference<T> type) throws IOException,
+            InterruptedException {
+        return json.readValue(fetch(path), type);
+    }
+
+    private byte[] fetch(String path) throws IOException, InterruptedException {
         HttpRequest req = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
                 .header("Authorization", "Bearer " + apiKey).header("Accept", "application/json").GET().build();
         HttpResponse<byte[]> resp = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
@@ -51,17 +60,6 @@ final class ShardHttp {
             throw new Refused(resp.statusCode(), "GET " + path + " answered HTTP " + resp.statusCode() + ": "
                     + new String(resp.body(), StandardCharsets.UTF_8));
         }
-        return json.readValue(resp.body(), type);
-    }
-
-    <T> T get(String path, com.fasterxml.jackson.core.type.TypeReference<T> type) throws IOException,
-            InterruptedException {
-        HttpRequest req = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer " + apiKey).header("Accept", "application/json").GET().build();
-        HttpResponse<byte[]> resp = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
-        if (resp.statusCode() != 200) {
-            throw new Refused(resp.statusCode(), "GET " + path + " answered HTTP " + resp.statusCode());
-        }
-        return json.readValue(resp.body(), type);
+        return resp.body();
     }
 }

@@ -1,6 +1,7 @@
 package io.glassledger.client;
 
 import io.glassledger.api.Dto;
+import io.glassledger.api.Wire;
 
 /**
  * The body of {@code POST <auditor>/v1/audit} ({@link GlassLedgerClient#audit()}): what this client trusts about a
@@ -11,6 +12,6 @@ import io.glassledger.api.Dto;
 public record AuditRequest(int shard, long block, String hash, Dto.SignedHeadDto signedHead) {
     static AuditRequest of(TrustedState s) {
         return new AuditRequest(s.shard(), s.digest().blockNo(), s.digest().root().hex(),
-                s.signedHead() == null ? null : Dtos.head(s.signedHead()));
+                s.signedHead() == null ? null : Wire.signedHead(s.signedHead()));
     }
 }

@@ -3,22 +3,12 @@ package io.glassledger.client;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
 import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.proof.SignedHead;
 import java.util.ArrayList;
 import java.util.List;
 
 /** Conversions between the API's JSON records and ledger-core values that {@link Wire} does not cover. */
 final class Dtos {
     private Dtos() {
-    }
-
-    static Dto.SignedHeadDto head(SignedHead h) {
-        return Wire.signedHead(h);
-    }
-
-    /** Decodes (does not verify) a signed head; malformed fields throw {@link Wire.BadWireException}. */
-    static SignedHead head(String field, Dto.SignedHeadDto d) {
-        return Wire.signedHead(field, d);
     }
 
     static List<KeyClaim> claims(String field, List<Dto.ClaimDto> claims) {

@@ -66,9 +66,9 @@ public final class IntegrityViolation extends RuntimeException {
             m.put("message", message);
             m.put("shard", shard);
             m.put("trusted", trusted == null ? null : Wire.digest(trusted));
-            m.put("trustedHead", trustedHead == null ? null : Dtos.head(trustedHead));
+            m.put("trustedHead", trustedHead == null ? null : Wire.signedHead(trustedHead));
             m.put("serverDigest", serverDigest == null ? null : Wire.digest(serverDigest));
-            m.put("serverHead", serverHead == null ? null : Dtos.head(serverHead));
+            m.put("serverHead", serverHead == null ? null : Wire.signedHead(serverHead));
             m.put("proof", proof);
             m.put("appendOnlyProof", appendOnlyProof);
             List<Map<String, String>> cs = new ArrayList<>();

@@ -52,7 +52,7 @@ final class TrustKeeper {
     static SignedHead checkHead(Dto.SignedHeadDto dto, Bytes serverKey, int shard, TrustedState trust) {
         SignedHead h;
         try {
-            h = Dtos.head("head", dto);
+            h = Wire.signedHead("head", dto);
         } catch (Wire.BadWireException e) {
             throw GlassLedgerException.badResponse("signed head: " + e.getMessage(), e);
         }

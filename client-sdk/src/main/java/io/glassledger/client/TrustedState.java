@@ -64,7 +64,7 @@ public record TrustedState(Bytes serverKey, int shard, Digest digest, SignedHead
     byte[] toJson(long nowMillis) {
         try {
             return Json.FILES.writeValueAsBytes(new File(FORMAT, serverKey.hex(), shard, Wire.digest(digest),
-                    signedHead == null ? null : Dtos.head(signedHead), nowMillis));
+                    signedHead == null ? null : Wire.signedHead(signedHead), nowMillis));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -88,7 +88,7 @@ public record TrustedState(Bytes serverKey, int shard, Digest digest, SignedHead
         }
         try {
             Bytes key = Wire.hex("serverKey", f.serverKey(), Ed25519.PUBLIC_KEY_BYTES);
-            SignedHead head = f.signedHead() == null ? null : Dtos.head("signedHead", f.signedHead());
+            SignedHead head = f.signedHead() == null ? null : Wire.signedHead("signedHead", f.signedHead());
             if (head != null) {
                 head.verify(key);
             }

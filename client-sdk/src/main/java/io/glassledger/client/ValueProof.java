@@ -101,7 +101,7 @@ public record ValueProof(int shard, Bytes key, Bytes value, long block, List<Key
         try {
             return Json.FILES.writeValueAsBytes(new File(FORMAT, shard, Wire.b64(key), Wire.b64(value), block,
                     Dtos.claims(claims), Wire.digest(digest), Wire.b64(proof),
-                    signedHead == null ? null : Dtos.head(signedHead), Wire.b64(appendOnly)));
+                    signedHead == null ? null : Wire.signedHead(signedHead), Wire.b64(appendOnly)));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -125,7 +125,7 @@ public record ValueProof(int shard, Bytes key, Bytes value, long block, List<Key
         return new ValueProof(f.shard(), Wire.requiredBytes("key", f.key()), Wire.bytes("value", f.value()),
                 f.block(), Dtos.claims("claims", f.claims()), Wire.digest("digest", f.digest()),
                 Wire.requiredBytes("proof", f.proof()),
-                f.signedHead() == null ? null : Dtos.head("signedHead", f.signedHead()),
+                f.signedHead() == null ? null : Wire.signedHead("signedHead", f.signedHead()),
                 Wire.bytes("appendOnly", f.appendOnly()));
     }
 }

@@ -157,7 +157,7 @@ class BatchCheckerTest {
     @Test
     void answerOfTheWrongShape_isBadResponse_notVerified() {
         GlassLedgerException e = assertThrows(GlassLedgerException.class,
-                () -> check(new Dto.ProofBatchResponse(List.of(), List.of(), Dtos.head(l.head()))));
+                () -> check(new Dto.ProofBatchResponse(List.of(), List.of(), Wire.signedHead(l.head()))));
         assertEquals(GlassLedgerException.BAD_RESPONSE, e.code());
     }
 
@@ -175,7 +175,7 @@ class BatchCheckerTest {
         Map<String, Object> m = v.evidence().toMap();
         assertEquals("BAD_PROOF", m.get("kind"));
         assertEquals(new Dto.DigestDto(3, l.ledger.digest(3).root().hex()), m.get("trusted"));
-        assertEquals(Dtos.head(l.head()), m.get("serverHead"));
+        assertEquals(Wire.signedHead(l.head()), m.get("serverHead"));
         assertEquals(Wire.b64(tampered), m.get("proof"));
         assertEquals(List.of(transfer.txId().hex()), m.get("txIds"));
         assertEquals(List.of(Map.of("key", Wire.b64(b("a")), "value", Wire.b64(b("1"))),

@@ -118,6 +118,6 @@ final class TestLedger {
         }
         List<Dto.AppendOnlyProofDto> ao = ready && head > trustedBlock ? List.of(appendOnly(trustedBlock, head))
                 : List.of();
-        return new Dto.ProofBatchResponse(proofs, ao, Dtos.head(head()));
+        return new Dto.ProofBatchResponse(proofs, ao, Wire.signedHead(head()));
     }
 }

@@ -12,11 +12,6 @@ final class Dtos {
     private Dtos() {
     }
 
-    static Dto.SignedHeadDto head(SignedHead h) {
-        return new Dto.SignedHeadDto(h.shard(), h.digest().blockNo(), h.digest().root().hex(), h.timestamp(),
-                h.serverKey().hex(), h.signature().hex());
-    }
-
     static Dto.PromiseDto promise(Promise p) {
         return new Dto.PromiseDto(p.txId().hex(), p.shard(), p.blockNo(), Wire.digest(p.served()));
     }
@@ -24,7 +19,7 @@ final class Dtos {
     static Dto.KeysProofDto proof(BlockProof bp, SignedHead head) {
         return new Dto.KeysProofDto(bp.blockNo(), "READY", Wire.digest(bp.digest()),
                 bp.claims().stream().map(Dtos::claim).toList(), Wire.b64(bp.proof().encode()),
-                head == null ? null : head(head));
+                head == null ? null : Wire.signedHead(head));
     }
 
     static Dto.KeysProofDto pending(long block) {

@@ -1,6 +1,7 @@
 package io.glassledger.server.api;
 
 import io.glassledger.api.Dto;
+import io.glassledger.api.Wire;
 import io.glassledger.core.ledger.Ledger;
 import io.glassledger.server.shard.Shard;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -35,10 +36,10 @@ class InfoController {
     Mono<Dto.SignedHeadDto> head(@org.springframework.web.bind.annotation.RequestParam(required = false) Long block) {
         return Mono.fromCallable(() -> {
             if (block == null) {
-                return Dtos.head(shard.signedHead());
+                return Wire.signedHead(shard.signedHead());
             }
             long n = Blocks.persisted(shard.engine(), block);
-            return Dtos.head(shard.signedHead(shard.engine().digest(n)));
+            return Wire.signedHead(shard.signedHead(shard.engine().digest(n)));
         }).subscribeOn(shard.reads());
     }
 }

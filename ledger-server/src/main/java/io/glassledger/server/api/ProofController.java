@@ -129,7 +129,7 @@ class ProofController {
                             }
                         }
                     }
-                    return new Dto.ProofBatchResponse(proofs, ao, Dtos.head(shard.signedHead()));
+                    return new Dto.ProofBatchResponse(proofs, ao, Wire.signedHead(shard.signedHead()));
                 }).subscribeOn(shard.reads()));
     }
 

@@ -40,7 +40,7 @@ class ReadController {
             metrics.proofSize(proof.length);
             return new Dto.HistoryResponse(Wire.b64(key), h.versions().stream()
                     .map(v -> new Dto.VersionDto(v.blockNo(), Wire.b64(v.value()))).toList(), Wire.digest(d),
-                    Wire.b64(proof), Dtos.head(shard.signedHead(d)));
+                    Wire.b64(proof), Wire.signedHead(shard.signedHead(d)));
         }).subscribeOn(shard.reads());
     }
 

@@ -43,7 +43,7 @@ class TxController {
     @PostMapping("/tx/begin")
     Mono<Dto.BeginResponse> begin() {
         return Mono.fromCallable(() -> new Dto.BeginResponse(shard.number(), System.currentTimeMillis(),
-                Dtos.head(shard.signedHead()))).subscribeOn(shard.reads());
+                Wire.signedHead(shard.signedHead()))).subscribeOn(shard.reads());
     }
 
     @PostMapping("/get")
