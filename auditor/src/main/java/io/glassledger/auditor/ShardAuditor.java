@@ -372,7 +372,7 @@ final class ShardAuditor implements AutoCloseable {
      * @return null if consistent (or not yet comparable), else the violation kind
      */
     synchronized String gossip(SignedHead peer, String from) {
-        if (serverKey == null || peer.shard() != shard) {
+        if (halted != null || serverKey == null || peer.shard() != shard) {
             return null;
         }
         try {
@@ -410,7 +410,11 @@ final class ShardAuditor implements AutoCloseable {
     record AuditAnswer(String problem, String detail, Digest auditorDigest) {
     }
 
+    /** Records the first violation only: after it the audit is halted, and later ones are its consequences. */
     private void violation(long block, String kind, String detail, Map<String, Object> evidence) {
+        if (halted != null) {
+            return;
+        }
         halted = kind + " at block " + block + ": " + detail;
         violations.report(new Violation(shard, block, kind, detail, System.currentTimeMillis(), evidence));
     }
