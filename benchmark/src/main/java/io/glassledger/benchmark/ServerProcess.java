@@ -44,6 +44,8 @@ final class ServerProcess implements AutoCloseable {
         cmd.addAll(args);
         process = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.PIPE).start();
+        // an interrupted benchmark (Ctrl-C) must not leave servers behind
+        Runtime.getRuntime().addShutdownHook(new Thread(process::destroy, "stop-server-" + process.pid()));
         CompletableFuture<String[]> found = new CompletableFuture<>();
         Path log = dataDir.resolve("server-console.log");
         Thread reader = new Thread(() -> {

@@ -131,95 +131,27 @@ public final class ServiceBenchmark {
         return rc;
     }
 
-    /** The servers of one run: shard 0 first, whose certificate and API keys the others share. */
-    private static List<ServerProcess> startCluster(Path jar, Options o, int shards, List<String> jvm)
-            throws Exception {
-        List<ServerProcess> servers = new ArrayList<>();
-        List<String> common = new ArrayList<>(List.of("--glassledger.persist-interval=" + o.persistMs() + "ms",
-                "--logging.level.root=WARN", "--logging.level.io.glassledger.server.StartupReport=INFO"));
-        if (shards == 1) {
-            servers.add(new ServerProcess(jar, o.dir().resolve("server"), jvm, common));
-            return servers;
-        }
-        int base = freePorts(shards);
-        List<String> peers = new ArrayList<>();
-        for (int i = 0; i < shards; i++) {
-            peers.add("https://127.0.0.1:" + (base + i));
-        }
-        byte[] secret = new byte[24];
-        new java.security.SecureRandom().nextBytes(secret);
-        common.addAll(List.of("--glassledger.cluster.shards=" + shards, "--glassledger.cluster.peers="
-                + String.join(",", peers), "--glassledger.cluster.peer-key=" + java.util.HexFormat.of()
-                .formatHex(secret)));
-        try {
-            for (int i = 0; i < shards; i++) {
-                Path d = o.dir().resolve("shard-" + i);
-                if (i > 0) {
-                    Path first = o.dir().resolve("shard-0");
-                    java.nio.file.Files.createDirectories(d.resolve("tls"));
-                    java.nio.file.Files.createDirectories(d.resolve("auth"));
-                    for (String f : List.of("tls/server.p12", "tls/server.p12.password", "auth/api-keys.json")) {
-                        java.nio.file.Files.copy(first.resolve(f), d.resolve(f));
-                    }
-                }
-                List<String> args = new ArrayList<>(common);
-                args.add("--glassledger.shard=" + i);
-                servers.add(new ServerProcess(jar, d, jvm, args, base + i));
-            }
-        } catch (Exception e) {
-            for (ServerProcess sp : servers) {
-                sp.close();
-            }
-            throw e;
-        }
-        return servers;
-    }
-
-    private static int freePorts(int n) throws java.io.IOException {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            int base = 20_000 + new SplittableRandom().nextInt(20_000);
-            boolean free = true;
-            for (int i = 0; i < n && free; i++) {
-                try (var s = new java.net.ServerSocket(base + i, 1, java.net.InetAddress.getLoopbackAddress())) {
-                    s.setReuseAddress(true);
-                } catch (java.io.IOException e) {
-                    free = false;
-                }
-            }
-            if (free) {
-                return base;
-            }
-        }
-        throw new java.io.IOException("no free ports");
-    }
-
     private int run(Options o, int shards) throws Exception {
         Path jar = Path.of(System.getProperty("glassledger.server.jar",
                 "ledger-server/target/ledger-server-0.1.0-SNAPSHOT-exec.jar")).toAbsolutePath();
         Workload data = new Workload(o.keys(), 42);
         String bench = o.name() + ".x";
-        List<String> serverJvm = new ArrayList<>(List.of("-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch"));
-        String extra = System.getenv("SERVER_JAVA_OPTS");  // e.g. a profiler: -XX:StartFlightRecording=...
-        if (extra != null && !extra.isBlank()) {
-            serverJvm.addAll(List.of(extra.trim().split("\\s+")));
-        }
-        List<ServerProcess> servers = startCluster(jar, o, shards, serverJvm);
-        ServerProcess server = servers.get(0);
+        ServerCluster cluster = ServerCluster.start(jar, o.dir(), shards, List.of("-Xms2g", "-Xmx2g",
+                "-XX:+AlwaysPreTouch"), List.of("--glassledger.persist-interval=" + o.persistMs() + "ms"));
+        List<ServerProcess> servers = cluster.servers;
+        ServerProcess server = cluster.first();
         try {
             if (o.auditor()) {
                 Path ajar = Path.of(System.getProperty("glassledger.auditor.jar",
                         "auditor/target/auditor-0.1.0-SNAPSHOT-exec.jar")).toAbsolutePath();
                 auditor = new AuditorProcess(ajar, o.dir().resolve("auditor"), servers.stream().map(x -> x.url)
-                        .toList(), server.fingerprint, server.apiKey("auditor"), freePorts(1));
+                        .toList(), server.fingerprint, server.apiKey("auditor"), ServerCluster.freePorts(1));
                 log("auditor following the %d shard(s)", shards);
             }
             log("%d shard(s) %s, %d keys, %d clients, delay %d ms", shards, servers.stream().map(x -> x.url
                     + " (pid " + x.process.pid() + ")").toList(), o.keys(), o.clients(), o.delayMs());
-            ClientConfig cfg = ClientConfig.builder().shards(servers.stream().map(x -> java.net.URI.create(x.url))
-                    .toList()).apiKey(server.apiKey("default"))
-                    .pinnedCertSha256(server.fingerprint).signingKey(SigningKey.generate())
-                    .stateFile(o.dir().resolve("client-state.json")).verifyDelay(Duration.ofMillis(o.delayMs()))
-                    .build();
+            ClientConfig cfg = cluster.client("default", SigningKey.generate(), o.dir().resolve("client-state.json"),
+                    Duration.ofMillis(o.delayMs())).build();
             try (GlassLedgerClient client = GlassLedgerClient.connect(cfg)) {
                 preload(client, data);
                 // With several shards, one-shard transactions first: the JVMs warm up on the paths both windows
@@ -236,9 +168,7 @@ public final class ServiceBenchmark {
                 auditor.close();
                 auditor = null;
             }
-            for (ServerProcess sp : servers) {
-                sp.close();
-            }
+            cluster.close();
             WorkDir.deleteTree(o.dir());
         }
     }

@@ -18,6 +18,7 @@ import org.springframework.validation.annotation.Validated;
  * @param shard           this server's shard number
  * @param persistInterval GlassDB's persist interval
  * @param ledgerCache     the engine's cache of decoded tree nodes (on the heap)
+ * @param batching        GlassDB's transaction batching (false: a block per transaction; a benchmark ablation)
  * @param limits          request limits (docs/API.md "Limits")
  * @param cluster         the shard map and the peers (docs/ARCHITECTURE.md "Cluster")
  */
@@ -28,6 +29,7 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
                                @NotNull @DefaultValue("100ms") Duration persistInterval,
                                @Min(1) @DefaultValue("20000") long maxUnpersistedWrites,
                                @NotNull @DefaultValue("512MB") org.springframework.util.unit.DataSize ledgerCache,
+                               @DefaultValue("true") boolean batching,
                                @Valid @NotNull @DefaultValue Limits limits,
                                @Valid @NotNull @DefaultValue Cluster cluster) {
 

@@ -67,11 +67,21 @@ public final class BlockSequencer {
     }
 
     private long epochBase;
+    private final boolean batching;
     private final Map<Bytes, Integer> nextFree = new HashMap<>();
     private final List<List<SignedTransaction>> blocks = new ArrayList<>();
 
     /** @param epochBase the number of the first block the open epoch will form */
     public BlockSequencer(long epochBase) {
+        this(epochBase, true);
+    }
+
+    /**
+     * @param batching false: every transaction gets a block of its own, above all the epoch's others (GlassDB without
+     *                 transaction batching; the same invariants hold trivially)
+     */
+    public BlockSequencer(long epochBase, boolean batching) {
+        this.batching = batching;
         if (epochBase < 1) {
             throw new IllegalArgumentException("block 0 is the genesis block");
         }
@@ -84,7 +94,7 @@ public final class BlockSequencer {
         if (tx.writes().isEmpty()) {
             throw new IllegalArgumentException("a read-only transaction goes in no block");
         }
-        int j = 0;
+        int j = batching ? 0 : blocks.size();
         for (Transaction.Read r : tx.reads()) {
             Integer nf = nextFree.get(r.key());
             if (nf != null) {

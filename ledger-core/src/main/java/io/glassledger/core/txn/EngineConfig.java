@@ -21,11 +21,14 @@ import java.util.function.LongSupplier;
  * @param maxUnpersistedWrites committed writes not yet in the ledger beyond which new transactions are refused with
  *                             OVERLOADED, so that a persisting thread that falls behind slows commits down instead
  *                             of letting the committed-data map, the WAL and the next epoch grow without bound
+ * @param batching             GlassDB's transaction batching: a block holds the non-conflicting writes of many
+ *                             transactions; off, every transaction gets a block of its own (an ablation for the
+ *                             benchmark; keep it unchanged across a restart, since WAL replay re-forms the open epoch)
  */
 public record EngineConfig(Path dir, int shard, Duration persistInterval, boolean fsync, int workers,
                            int queueCapacity, long ledgerCacheBytes, TreeParams treeParams, Duration replayWindow,
                            int maxTxBytes, long walSegmentBytes, LongSupplier clock,
-                           boolean verifySignatures, long maxUnpersistedWrites) {
+                           boolean verifySignatures, long maxUnpersistedWrites, boolean batching) {
     public EngineConfig {
         if (shard < 0 || workers < 1 || queueCapacity < 1 || maxTxBytes < 128 || walSegmentBytes < 1
                 || persistInterval.isNegative() || persistInterval.isZero() || replayWindow.isNegative()
@@ -37,66 +40,71 @@ public record EngineConfig(Path dir, int shard, Duration persistInterval, boolea
     public static EngineConfig defaults(Path dir) {
         return new EngineConfig(dir, 0, Duration.ofMillis(100), true, Math.max(2, Runtime.getRuntime()
                 .availableProcessors()), 10_000, 512L << 20, TreeParams.DEFAULT, Duration.ofMinutes(2), 1 << 20,
-                64L << 20, System::currentTimeMillis, true, 20_000);
+                64L << 20, System::currentTimeMillis, true, 20_000, true);
     }
 
     public EngineConfig withShard(int s) {
         return new EngineConfig(dir, s, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes, treeParams,
-                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites, batching);
     }
 
     public EngineConfig withPersistInterval(Duration d) {
         return new EngineConfig(dir, shard, d, fsync, workers, queueCapacity, ledgerCacheBytes, treeParams,
-                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites, batching);
     }
 
     public EngineConfig withFsync(boolean f) {
         return new EngineConfig(dir, shard, persistInterval, f, workers, queueCapacity, ledgerCacheBytes, treeParams,
-                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites, batching);
     }
 
     public EngineConfig withQueueCapacity(int q) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, q, ledgerCacheBytes, treeParams,
-                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites, batching);
     }
 
     public EngineConfig withWalSegmentBytes(long b) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes,
-                treeParams, replayWindow, maxTxBytes, b, clock, verifySignatures, maxUnpersistedWrites);
+                treeParams, replayWindow, maxTxBytes, b, clock, verifySignatures, maxUnpersistedWrites, batching);
     }
 
     public EngineConfig withTreeParams(TreeParams p) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes, p,
-                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites, batching);
     }
 
     public EngineConfig withLedgerCacheBytes(long b) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, b, treeParams,
-                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites, batching);
     }
 
     public EngineConfig withWorkers(int w) {
         return new EngineConfig(dir, shard, persistInterval, fsync, w, queueCapacity, ledgerCacheBytes, treeParams,
-                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
+                replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites, batching);
     }
 
     public EngineConfig withClock(LongSupplier c) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes,
-                treeParams, replayWindow, maxTxBytes, walSegmentBytes, c, verifySignatures, maxUnpersistedWrites);
+                treeParams, replayWindow, maxTxBytes, walSegmentBytes, c, verifySignatures, maxUnpersistedWrites, batching);
     }
 
     public EngineConfig withVerifySignatures(boolean v) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes,
-                treeParams, replayWindow, maxTxBytes, walSegmentBytes, clock, v, maxUnpersistedWrites);
+                treeParams, replayWindow, maxTxBytes, walSegmentBytes, clock, v, maxUnpersistedWrites, batching);
     }
 
     public EngineConfig withMaxTxBytes(int n) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes,
-                treeParams, replayWindow, n, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites);
+                treeParams, replayWindow, n, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites, batching);
     }
 
     public EngineConfig withMaxUnpersistedWrites(long n) {
         return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes,
-                treeParams, replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, n);
+                treeParams, replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, n, batching);
+    }
+
+    public EngineConfig withBatching(boolean b) {
+        return new EngineConfig(dir, shard, persistInterval, fsync, workers, queueCapacity, ledgerCacheBytes,
+                treeParams, replayWindow, maxTxBytes, walSegmentBytes, clock, verifySignatures, maxUnpersistedWrites, b);
     }
 }

@@ -217,7 +217,7 @@ public final class TxnEngine implements AutoCloseable {
             if (base > head + 1) {
                 throw new LedgerException("the WAL starts at block " + base + " but the ledger ends at " + head);
             }
-            this.sequencer = new BlockSequencer(base);
+            this.sequencer = new BlockSequencer(base, cfg.batching());
             this.lastSealTimestamp = ledger.head().block().timestamp();
             this.persisted.set(head);
             recover(segs);
@@ -978,16 +978,19 @@ public final class TxnEngine implements AutoCloseable {
             return f;
         }
         boolean start;
+        boolean inLedger;
         synchronized (proofBatches) {
             ProofBatch b = proofBatches.computeIfAbsent(blockNo, k -> new ProofBatch());
             b.keys.addAll(keys);
             b.waiters.add(f);
-            start = !b.scheduled && persisted.get() >= blockNo;
+            // The ledger's head moves before persisted does; a client may already hold that head's digest.
+            inLedger = persisted.get() >= blockNo || ledger.head().block().number() >= blockNo;
+            start = !b.scheduled && inLedger;
             b.scheduled |= start;
         }
         if (start) {
             schedule(blockNo);
-        } else {
+        } else if (!inLedger) {
             // No nudge to the persisting thread: waiting for the interval keeps blocks and proof batches large.
             timer.schedule(() -> f.complete(new ProofResult.Pending(blockNo, persisted.get())), maxWait.toNanos(),
                     TimeUnit.NANOSECONDS);

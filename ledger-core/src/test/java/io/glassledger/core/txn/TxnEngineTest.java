@@ -126,6 +126,61 @@ class TxnEngineTest {
     }
 
     @Test
+    void withoutBatchingEveryTransactionGetsABlockOfItsOwn() throws Exception {
+        EngineConfig cfg = EngineConfig.defaults(dir).withPersistInterval(Duration.ofHours(1)).withBatching(false);
+        try (TxnEngine e = TxnEngine.open(cfg)) {
+            Promise p1 = e.commit(draft().put(b("a"), b("1")).sign()).get();
+            Promise p2 = e.commit(draft().put(b("b"), b("2")).sign()).get();
+            Promise p3 = e.commit(draft().read(b("a"), p1.blockNo()).put(b("c"), b("3")).sign()).get();
+            assertEquals(List.of(1L, 2L, 3L), List.of(p1.blockNo(), p2.blockNo(), p3.blockNo()));
+            e.persistSoon();
+            e.awaitPersisted(3).get();
+            for (long n = 1; n <= 3; n++) {
+                assertEquals(1, e.ledger().block(n).txIds().size());
+            }
+            assertInstanceOf(ProofResult.Ready.class, e.proveWrites(2, List.of(b("b")), Duration.ZERO).get());
+        }
+        // the open epoch is re-formed the same way from the WAL
+        Promise p4;
+        try (TxnEngine e = TxnEngine.open(cfg)) {
+            p4 = e.commit(draft().put(b("d"), b("4")).sign()).get();
+            assertEquals(4, p4.blockNo());
+        }
+        try (TxnEngine e = TxnEngine.open(cfg)) {
+            assertEquals(5, e.commit(draft().put(b("e"), b("5")).sign()).get().blockNo());
+            e.persistSoon();
+            e.awaitPersisted(5).get();
+            assertEquals(b("4"), e.ledger().get(b("d"), 4).orElseThrow());
+        }
+    }
+
+    @Test
+    void proofsOfAPersistedBlockAskedTogetherWithoutWaitingAreNeverPending() throws Exception {
+        try (TxnEngine e = open()) {
+            Promise p = e.commit(draft().put(b("h"), b("1")).sign(), true).get();
+            List<CompletableFuture<ProofResult>> fs = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<Thread> askers = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                Thread asker = new Thread(() -> {
+                    for (int i = 0; i < 2000; i++) {
+                        fs.add(e.proveWrites(p.blockNo(), List.of(b("h")), Duration.ZERO));
+                    }
+                });
+                asker.start();
+                askers.add(asker);
+            }
+            for (Thread t : askers) {
+                t.join();
+            }
+            long pending = 0;
+            for (CompletableFuture<ProofResult> f : fs) {
+                pending += f.get() instanceof ProofResult.Pending ? 1 : 0;
+            }
+            assertEquals(0, pending, "answers Pending for a block in the ledger");
+        }
+    }
+
+    @Test
     void delayZeroPersistsBeforeTheAcknowledgement() throws Exception {
         try (TxnEngine e = TxnEngine.open(EngineConfig.defaults(dir).withPersistInterval(Duration.ofHours(1)))) {
             Promise p = e.commit(draft().put(b("now"), b("1")).sign(), true).get();

@@ -52,7 +52,8 @@ public class Shard {
                 .withPersistInterval(props.persistInterval())
                 .withMaxUnpersistedWrites(props.maxUnpersistedWrites())
                 .withLedgerCacheBytes(props.ledgerCache().toBytes())
-                .withMaxTxBytes(props.limits().maxTransactionBytes());
+                .withMaxTxBytes(props.limits().maxTransactionBytes())
+                .withBatching(props.batching());
         this.engine = TxnEngine.open(cfg);
         int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
         this.readExecutor = Executors.newFixedThreadPool(threads, r -> {

@@ -1,0 +1,129 @@
+package io.glassledger.benchmark;
+
+import io.glassledger.client.ClientConfig;
+import io.glassledger.core.crypto.SigningKey;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * Ledger-server processes on loopback forming one cluster: shard 0 first, whose TLS certificate and API keys the
+ * others copy, so that a client pins one certificate and uses one key everywhere.
+ */
+final class ServerCluster implements AutoCloseable {
+    final List<ServerProcess> servers;
+
+    private ServerCluster(List<ServerProcess> servers) {
+        this.servers = List.copyOf(servers);
+    }
+
+    /**
+     * @param jvm  the server JVMs' options; SERVER_JAVA_OPTS (e.g. a profiler) is appended
+     * @param args server settings shared by every shard, e.g. {@code --glassledger.persist-interval=100ms}
+     */
+    static ServerCluster start(Path jar, Path dir, int shards, List<String> jvm, List<String> args)
+            throws Exception {
+        List<String> jvmOpts = new ArrayList<>(jvm);
+        String extra = System.getenv("SERVER_JAVA_OPTS");
+        if (extra != null && !extra.isBlank()) {
+            jvmOpts.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        List<String> common = new ArrayList<>(List.of("--logging.level.root=WARN",
+                "--logging.level.io.glassledger.server.StartupReport=INFO"));
+        common.addAll(args);
+        List<ServerProcess> servers = new ArrayList<>();
+        if (shards == 1) {
+            servers.add(new ServerProcess(jar, dir.resolve("server"), jvmOpts, common));
+            return new ServerCluster(servers);
+        }
+        int base = freePorts(shards);
+        List<String> peers = new ArrayList<>();
+        for (int i = 0; i < shards; i++) {
+            peers.add("https://127.0.0.1:" + (base + i));
+        }
+        byte[] secret = new byte[24];
+        new SecureRandom().nextBytes(secret);
+        common.addAll(List.of("--glassledger.cluster.shards=" + shards, "--glassledger.cluster.peers="
+                + String.join(",", peers), "--glassledger.cluster.peer-key=" + HexFormat.of().formatHex(secret)));
+        try {
+            for (int i = 0; i < shards; i++) {
+                Path d = dir.resolve("shard-" + i);
+                if (i > 0) {
+                    Path first = dir.resolve("shard-0");
+                    Files.createDirectories(d.resolve("tls"));
+                    Files.createDirectories(d.resolve("auth"));
+                    for (String f : List.of("tls/server.p12", "tls/server.p12.password", "auth/api-keys.json")) {
+                        Files.copy(first.resolve(f), d.resolve(f));
+                    }
+                }
+                List<String> a = new ArrayList<>(common);
+                a.add("--glassledger.shard=" + i);
+                servers.add(new ServerProcess(jar, d, jvmOpts, a, base + i));
+            }
+        } catch (Exception e) {
+            for (ServerProcess sp : servers) {
+                sp.close();
+            }
+            throw e;
+        }
+        return new ServerCluster(servers);
+    }
+
+    ServerProcess first() {
+        return servers.get(0);
+    }
+
+    List<String> urls() {
+        return servers.stream().map(s -> s.url).toList();
+    }
+
+    /** A client of every shard as {@code clientId} (whose API key the servers made at first start). */
+    ClientConfig.Builder client(String clientId, SigningKey key, Path stateFile, Duration delay) throws IOException {
+        return ClientConfig.builder().shards(servers.stream().map(x -> URI.create(x.url)).toList())
+                .apiKey(first().apiKey(clientId)).pinnedCertSha256(first().fingerprint).signingKey(key)
+                .stateFile(stateFile).verifyDelay(delay);
+    }
+
+    /** CPU seconds all the servers have used so far. */
+    double cpuSeconds() throws IOException {
+        double sum = 0;
+        for (ServerProcess sp : servers) {
+            sum += sp.cpuSeconds();
+        }
+        return sum;
+    }
+
+    static int freePorts(int n) throws IOException {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int base = 20_000 + new SplittableRandom().nextInt(20_000);
+            boolean free = true;
+            for (int i = 0; i < n && free; i++) {
+                try (var s = new ServerSocket(base + i, 1, InetAddress.getLoopbackAddress())) {
+                    s.setReuseAddress(true);
+                } catch (IOException e) {
+                    free = false;
+                }
+            }
+            if (free) {
+                return base;
+            }
+        }
+        throw new IOException("no free ports");
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        for (ServerProcess sp : servers) {
+            sp.close();
+        }
+    }
+}
