@@ -1,6 +1,7 @@
 package io.glassledger.auditor;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.glassledger.core.hash.Bytes;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -9,8 +10,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -60,9 +63,11 @@ class AuditService {
         }
         Violations violations = new Violations(props.dataDir().resolve("violations.jsonl"), json, registry,
                 props.webhook());
+        Map<Bytes, String> clientKeys = props.clientKeys() == null ? null : clientKeys(props.clientKeys());
         for (int i = 0; i < urls.size(); i++) {
             ShardAuditor a = new ShardAuditor(i, new ShardHttp(urls.get(i), pin, props.apiKey(), json),
-                    props.dataDir().resolve("shard-" + i), json, violations, Math.max(1, props.spotCheckEvery()));
+                    props.dataDir().resolve("shard-" + i), json, violations, Math.max(1, props.spotCheckEvery()),
+                    clientKeys);
             shards.add(a);
             String s = Integer.toString(i);
             FunctionCounter.builder("glassledger.auditor.blocks.verified", a, ShardAuditor::blocksVerified)
@@ -86,6 +91,39 @@ class AuditService {
             timer.scheduleWithFixedDelay(a::poll, 0, every, TimeUnit.MILLISECONDS);
         }
         LOG.info("auditing {} shard(s): {}; state in {}", shards.size(), urls, props.dataDir().toAbsolutePath());
+    }
+
+    /** {@code <hex public key> [client id]} per line; blank lines and {@code #} comments skipped. */
+    static Map<Bytes, String> clientKeys(Path file) {
+        Map<Bytes, String> keys = new java.util.LinkedHashMap<>();
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file);
+        } catch (IOException e) {
+            throw new IllegalStateException("glassledger.auditor.client-keys: cannot read " + file + ": " + e, e);
+        }
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i).strip();
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            String[] f = line.split("\\s+", 2);
+            Bytes k;
+            try {
+                k = Bytes.fromHex(f[0]);
+            } catch (IllegalArgumentException e) {
+                k = null;
+            }
+            if (k == null || k.length() != 32) {
+                throw new IllegalStateException("glassledger.auditor.client-keys: " + file + ":" + (i + 1)
+                        + ": not a 32-byte Ed25519 public key in hex");
+            }
+            keys.put(k, f.length > 1 ? f[1] : "line " + (i + 1));
+        }
+        if (keys.isEmpty()) {
+            throw new IllegalStateException("glassledger.auditor.client-keys: " + file + " lists no key");
+        }
+        return Map.copyOf(keys);
     }
 
     List<ShardAuditor> shards() {

@@ -18,19 +18,36 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param apiKey       an API key with role {@code auditor} (or admin) on every shard
  * @param pollInterval how often each shard's head is fetched
  * @param webhook      optional: every violation is POSTed here as JSON
- * @param peers        other auditors, which this one sends its latest signed heads to ({@code POST /v1/gossip})
+ * @param peers        other auditors, which this one sends its latest signed heads to ({@code POST /v1/gossip});
+ *                     HTTPS only
+ * @param peerPins     SHA-256 of each peer's TLS certificate, in the order of {@code peers}; empty: the JDK's trust
  * @param gossipInterval how often
  * @param spotCheckEvery every this many rounds, one block verified earlier is fetched again and compared
+ * @param clientKeys   optional: the client keys this auditor accepts, one {@code <hex public key> [client id]} per
+ *                     line ({@code #} comments); unset: every key the shards list at {@code GET /v1/clients}. A shard
+ *                     that registered a key of its own to sign writes with is caught only with this list.
  */
 @ConfigurationProperties("glassledger.auditor")
 public record AuditorProperties(@DefaultValue("auditor-data") Path dataDir, Path cluster,
                                 @DefaultValue("") List<URI> shards, @DefaultValue("") String pin,
                                 @DefaultValue("") String apiKey, @DefaultValue("500ms") Duration pollInterval,
                                 URI webhook, @DefaultValue("") List<URI> peers,
+                                @DefaultValue("") List<String> peerPins,
                                 @DefaultValue("2s") Duration gossipInterval,
-                                @DefaultValue("10") int spotCheckEvery) {
+                                @DefaultValue("10") int spotCheckEvery, Path clientKeys) {
     public AuditorProperties {
         shards = shards.stream().filter(u -> !u.toString().isBlank()).toList();
         peers = peers.stream().filter(u -> !u.toString().isBlank()).toList();
+        peerPins = peerPins.stream().filter(p -> !p.isBlank()).toList();
+        for (URI u : peers) {
+            if (!"https".equals(u.getScheme())) {
+                throw new IllegalArgumentException("glassledger.auditor.peers: " + u + " is not https (an auditor's "
+                        + "answers decide whether a fork is reported, so they travel over TLS)");
+            }
+        }
+        if (!peerPins.isEmpty() && peerPins.size() != peers.size()) {
+            throw new IllegalArgumentException("glassledger.auditor.peer-pins: " + peerPins.size() + " pins for "
+                    + peers.size() + " peers (one per peer, in the same order)");
+        }
     }
 }

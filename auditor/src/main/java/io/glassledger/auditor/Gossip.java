@@ -2,6 +2,7 @@ package io.glassledger.auditor;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.glassledger.api.Dto;
+import io.glassledger.api.PinnedTrustManager;
 import io.glassledger.api.Wire;
 import io.glassledger.core.proof.SignedHead;
 import jakarta.annotation.PreDestroy;
@@ -36,9 +37,9 @@ class Gossip {
 
     private final AuditService service;
     private final List<URI> peers;
+    private final List<HttpClient> clients = new ArrayList<>();
     private final String self;
     private final ObjectMapper json;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final ScheduledExecutorService timer;
     private final Map<String, Long> lastHeard = new ConcurrentHashMap<>();
 
@@ -46,6 +47,13 @@ class Gossip {
            org.springframework.core.env.Environment env) {
         this.service = service;
         this.peers = props.peers();
+        for (int i = 0; i < peers.size(); i++) {
+            HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+            if (!props.peerPins().isEmpty()) {
+                b.sslContext(PinnedTrustManager.sslContext(props.peerPins().get(i)));
+            }
+            clients.add(b.build());
+        }
         this.json = json;
         this.self = "auditor@" + env.getProperty("server.address", "127.0.0.1") + ":"
                 + env.getProperty("server.port", "8480");
@@ -78,11 +86,12 @@ class Gossip {
         } catch (Exception e) {
             return;
         }
-        for (URI peer : peers) {
+        for (int i = 0; i < peers.size(); i++) {
+            URI peer = peers.get(i);
             HttpRequest req = HttpRequest.newBuilder(URI.create(peer.toString().replaceAll("/+$", "") + "/v1/gossip"))
                     .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
-            http.sendAsync(req, HttpResponse.BodyHandlers.ofByteArray()).thenAccept(resp -> {
+            clients.get(i).sendAsync(req, HttpResponse.BodyHandlers.ofByteArray()).thenAccept(resp -> {
                 if (resp.statusCode() == 200) {
                     try {
                         receive(json.readValue(resp.body(), Message.class));  // the peer answers with its heads

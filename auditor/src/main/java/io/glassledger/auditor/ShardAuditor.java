@@ -61,14 +61,21 @@ final class ShardAuditor implements AutoCloseable {
     private volatile String halted;
     private volatile String lastError;
     private final Map<Bytes, String> registered = new ConcurrentHashMap<>();
+    private final boolean fixedKeys;
     private final AtomicLong blocksVerified = new AtomicLong();
     private final AtomicLong writesApplied = new AtomicLong();
     private final ArrayDeque<LagSample> lag = new ArrayDeque<>();
     private final int spotCheckEvery;
     private long rounds;
 
-    ShardAuditor(int shard, ShardHttp http, Path dir, ObjectMapper json, Violations violations, int spotCheckEvery) {
+    /** @param clientKeys the accepted client keys; null: those the shard lists, refreshed as new keys appear */
+    ShardAuditor(int shard, ShardHttp http, Path dir, ObjectMapper json, Violations violations, int spotCheckEvery,
+                 Map<Bytes, String> clientKeys) {
         this.spotCheckEvery = spotCheckEvery;
+        this.fixedKeys = clientKeys != null;
+        if (fixedKeys) {
+            registered.putAll(clientKeys);
+        }
         this.shard = shard;
         this.http = http;
         this.dir = dir;
@@ -244,7 +251,7 @@ final class ShardAuditor implements AutoCloseable {
             violation(n, "bad_block", "block " + n + " does not decode: " + e.getMessage(), blockEvidence(dto));
             return;
         }
-        if (txs.stream().anyMatch(t -> !registered.containsKey(t.tx().clientKey()))) {
+        if (!fixedKeys && txs.stream().anyMatch(t -> !registered.containsKey(t.tx().clientKey()))) {
             refreshRegistrations();  // a key registered since the last block
         }
         BlockAudit.Outcome o = BlockAudit.replay(ledger, shard, theirs, txs, registered::containsKey);

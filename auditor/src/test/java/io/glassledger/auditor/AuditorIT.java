@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.glassledger.api.PinnedTrustManager;
+import io.glassledger.api.SelfSignedCertificate;
 import io.glassledger.client.ClientConfig;
 import io.glassledger.client.CommitPromise;
 import io.glassledger.client.GlassLedgerClient;
@@ -27,8 +29,10 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,7 +47,8 @@ import org.junit.jupiter.api.Test;
  */
 class AuditorIT {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    /** Each auditor's base URL and the fingerprint of its certificate, made before it starts so peers can pin it. */
+    private static final Map<String, String> PINS = new ConcurrentHashMap<>();
     private static Path root;
     private static Path dir;
     private static Properties cluster;
@@ -101,15 +106,17 @@ class AuditorIT {
         }
         int portA = freePorts(1);
         int portB = freePorts(1);
-        String urlA = "http://127.0.0.1:" + portA;
-        String urlB = "http://127.0.0.1:" + portB;
+        String urlA = auditorUrl(portA, dir.resolve("auditor-a"));
+        String urlB = auditorUrl(portB, dir.resolve("auditor-b"));
         Process a = auditor(portA, dir.resolve("auditor-a"), dir.resolve("cluster.properties"), auditorKey, urlB);
         auditor(portB, dir.resolve("auditor-b"), fileB, auditorKey, urlA);
 
+        SigningKey clientKey = SigningKey.generate();
         ClientConfig cfg = ClientConfig.builder().clusterFile(dir.resolve("cluster.properties"))
-                .apiKey(credential("default")).signingKey(SigningKey.generate())
+                .apiKey(credential("default")).signingKey(clientKey)
                 .stateFile(dir.resolve("client.json")).verifyDelay(Duration.ofMillis(50))
-                .auditors(List.of(URI.create(urlA), URI.create(urlB))).build();
+                .auditors(List.of(URI.create(urlA), URI.create(urlB))).auditorPins(List.of(PINS.get(urlA),
+                        PINS.get(urlB))).build();
         try (GlassLedgerClient client = GlassLedgerClient.connect(cfg)) {
             List<CommitPromise> promises = new ArrayList<>();
             SplittableRandom r = new SplittableRandom(5);
@@ -130,6 +137,16 @@ class AuditorIT {
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> caughtUp(urlA, client) && caughtUp(urlB, client));
             client.audit();  // both auditors agree with what the client trusts
+            // Whoever answers in auditor A's name without A's certificate (here: B's certificate pinned for A's URL,
+            // as a network operator impersonating A would need) is not heard: no answer, so no false "consistent".
+            try (GlassLedgerClient misled = GlassLedgerClient.connect(ClientConfig.builder()
+                    .clusterFile(dir.resolve("cluster.properties")).apiKey(credential("default"))
+                    .signingKey(clientKey).stateFile(dir.resolve("misled.json"))
+                    .auditors(List.of(URI.create(urlA))).auditorPins(List.of(PINS.get(urlB))).build())) {
+                var refused = org.junit.jupiter.api.Assertions.assertThrows(
+                        io.glassledger.client.GlassLedgerException.class, misled::audit);
+                assertThat(refused.code()).isEqualTo(io.glassledger.client.GlassLedgerException.TRANSPORT);
+            }
             // Bad input to an auditor: a machine-readable problem, and no violation recorded.
             assertProblem(post(urlA + "/v1/audit", "{not json"), 400, null);
             assertProblem(post(urlA + "/v1/audit", "{\"shard\": 9, \"block\": 1, \"hash\": \"00\"}"), 400, "malformed");
@@ -224,7 +241,8 @@ class AuditorIT {
             try (GlassLedgerClient victim = GlassLedgerClient.connect(ClientConfig.builder().clusterFile(forkFile)
                     .apiKey(credential("admin")).signingKey(SigningKey.generate())
                     .stateFile(dir.resolve("victim.json")).verifyDelay(Duration.ZERO)
-                    .auditors(List.of(URI.create(urlA))).auditInterval(Duration.ofMillis(300))
+                    .auditors(List.of(URI.create(urlA))).auditorPins(List.of(PINS.get(urlA)))
+                    .auditInterval(Duration.ofMillis(300))
                     .violationHandler(seen::add).build())) {
                 victim.runTransaction(t -> t.put(onShard0, "the forked history"));
                 await().atMost(Duration.ofSeconds(30)).until(() -> !seen.isEmpty());
@@ -265,7 +283,7 @@ class AuditorIT {
                 viaP3.store(out, "auditor C's view");
             }
             int portC = freePorts(1);
-            String urlC = "http://127.0.0.1:" + portC;
+            String urlC = auditorUrl(portC, dir.resolve("auditor-c"));
             auditor(portC, dir.resolve("auditor-c"), fileC, auditorKey, urlA, "--glassledger.auditor.spot-check-every=1");
             long s1 = client.digest(1).blockNo();
             await().atMost(Duration.ofSeconds(60)).until(() -> status(urlC).get("shards").get(1).get("auditedBlock")
@@ -348,7 +366,7 @@ class AuditorIT {
     }
 
     private static HttpResponse<String> post(String url, String body) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).header("Content-Type", "application/json")
+        return http(url).send(HttpRequest.newBuilder(URI.create(url)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
@@ -380,7 +398,7 @@ class AuditorIT {
     }
 
     private static String get(String url) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).GET().build(),
+        HttpResponse<String> r = http(url).send(HttpRequest.newBuilder(URI.create(url)).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(url).isEqualTo(200);
         return r.body();
@@ -401,6 +419,7 @@ class AuditorIT {
             return null;
         }
         Process p = new ProcessBuilder(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
+                "--ignore-certificate-errors",
                 "--user-data-dir=" + dir.resolve("chromium-profile"), "--virtual-time-budget=5000", "--dump-dom", url)
                 .redirectError(dir.resolve("chromium.log").toFile()).start();
         String dom = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -483,6 +502,7 @@ class AuditorIT {
                 "-Xmx384m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(), "--server.port=" + port,
                 "--glassledger.auditor.data-dir=" + data, "--glassledger.auditor.cluster=" + clusterFile,
                 "--glassledger.auditor.poll-interval=200ms", "--glassledger.auditor.peers=" + peer,
+                "--glassledger.auditor.peer-pins=" + PINS.get(peer),
                 "--glassledger.auditor.gossip-interval=500ms", "--logging.level.root=WARN"));
         cmd.addAll(List.of(extra));
         ProcessBuilder pb = new ProcessBuilder(cmd)
@@ -490,15 +510,32 @@ class AuditorIT {
         pb.environment().put("GLASSLEDGER_AUDITOR_APIKEY", apiKey);
         Process p = pb.start();
         auditors.add(p);
-        String url = "http://127.0.0.1:" + port + "/v1/status";
+        String url = "https://127.0.0.1:" + port + "/v1/status";
         await().atMost(Duration.ofSeconds(90)).ignoreExceptions().until(() -> {
             if (!p.isAlive()) {
                 throw new IllegalStateException("auditor exited; see " + dir.resolve("auditor-" + port + ".log"));
             }
-            return HTTP.send(HttpRequest.newBuilder(URI.create(url)).GET().build(),
+            return http(url).send(HttpRequest.newBuilder(URI.create(url)).GET().build(),
                     HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
         });
         return p;
+    }
+
+    /** The auditor's URL; its TLS identity is made now (the auditor keeps it) so that its pin is known at once. */
+    private static String auditorUrl(int port, Path data) throws Exception {
+        String url = "https://127.0.0.1:" + port;
+        PINS.put(url, SelfSignedCertificate.loadOrCreate(data.resolve("tls")).fingerprint());
+        return url;
+    }
+
+    /** A client that trusts exactly the certificate of the auditor {@code url} is on. */
+    private static HttpClient http(String url) {
+        URI u = URI.create(url);
+        String pin = PINS.get(u.getScheme() + "://" + u.getAuthority());
+        if (pin == null) {
+            throw new IllegalArgumentException("no pin for " + url);
+        }
+        return HttpClient.newBuilder().sslContext(PinnedTrustManager.sslContext(pin)).build();
     }
 
     private static String credential(String id) throws IOException {

@@ -2,6 +2,7 @@ package io.glassledger.benchmark;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.glassledger.api.PinnedTrustManager;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,13 +13,19 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
-/** A real auditor process (the auditor's exec jar) following the benchmark's shards; its status read over HTTP. */
+/**
+ * A real auditor process (the auditor's exec jar) following the benchmark's shards; its status read over HTTPS,
+ * pinned to the certificate the auditor reports at start.
+ */
 final class AuditorProcess implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern PIN = Pattern.compile("auditor TLS certificate SHA-256 \\(pin it\\): ([0-9a-f]{64})");
     private final Process process;
     private final String url;
-    private final HttpClient http = HttpClient.newHttpClient();
+    private HttpClient http;
 
     AuditorProcess(Path jar, Path dataDir, List<String> shardUrls, String pin, String apiKey, int port)
             throws IOException, InterruptedException {
@@ -26,15 +33,24 @@ final class AuditorProcess implements AutoCloseable {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx1g", "-jar", jar.toString(), "--server.port=" + port, "--glassledger.auditor.data-dir=" + dataDir,
                 "--glassledger.auditor.shards=" + String.join(",", shardUrls), "--glassledger.auditor.pin=" + pin,
-                "--glassledger.auditor.poll-interval=200ms", "--logging.level.root=WARN"));
+                "--glassledger.auditor.poll-interval=200ms", "--logging.level.root=WARN",
+                "--logging.level.io.glassledger.auditor.AuditorStartupReport=INFO"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(dataDir.resolve("auditor-console.log").toFile());
         pb.environment().put("GLASSLEDGER_AUDITOR_APIKEY", apiKey);
         process = pb.start();
-        url = "http://127.0.0.1:" + port;
+        url = "https://127.0.0.1:" + port;
+        Path log = dataDir.resolve("auditor-console.log");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (true) {
             try {
+                if (http == null) {
+                    Matcher m = PIN.matcher(Files.readString(log));
+                    if (!m.find()) {
+                        throw new IOException("no pin yet");
+                    }
+                    http = HttpClient.newBuilder().sslContext(PinnedTrustManager.sslContext(m.group(1))).build();
+                }
                 status();
                 return;
             } catch (IOException e) {

@@ -31,6 +31,7 @@ public final class ClientConfig {
     private final Duration proofWait;
     private final Duration requestTimeout;
     private final List<URI> auditors;
+    private final List<String> auditorPins;
     private final Duration auditInterval;
     private final Consumer<IntegrityViolation> violationHandler;
     private final int maxRetries;
@@ -70,6 +71,17 @@ public final class ClientConfig {
             throw new IllegalArgumentException("requestTimeout must be positive");
         }
         auditors = List.copyOf(b.auditors);
+        for (URI a : auditors) {
+            if (!"https".equals(a.getScheme())) {
+                throw new IllegalArgumentException("auditor " + a + " is not https: an auditor's answer decides "
+                        + "whether a fork is reported, so it must not be forgeable on the way");
+            }
+        }
+        auditorPins = b.auditorPins.stream().map(ClientConfig::normalizeFingerprint).toList();
+        if (!auditorPins.isEmpty() && auditorPins.size() != auditors.size()) {
+            throw new IllegalArgumentException(auditorPins.size() + " auditor pins for " + auditors.size()
+                    + " auditors (one per auditor, in the same order)");
+        }
         auditInterval = nonNegative("auditInterval", b.auditInterval);
         violationHandler = Objects.requireNonNull(b.violationHandler, "violationHandler");
         if (b.maxRetries < 0) {
@@ -161,6 +173,11 @@ public final class ClientConfig {
         return auditors;
     }
 
+    /** SHA-256 of each auditor's TLS certificate, in the order of {@link #auditors()}; empty: the JDK's trust. */
+    public List<String> auditorPins() {
+        return auditorPins;
+    }
+
     /**
      * How often the client sends its trusted state to the auditors by itself (GlassDB: clients audit frequently);
      * zero (the default): only when the application calls {@link GlassLedgerClient#audit()}.
@@ -199,6 +216,7 @@ public final class ClientConfig {
         private Duration proofWait = DEFAULT_PROOF_WAIT;
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
         private List<URI> auditors = List.of();
+        private List<String> auditorPins = List.of();
         private Duration auditInterval = Duration.ZERO;
         private Consumer<IntegrityViolation> violationHandler = v -> LOG.log(System.Logger.Level.ERROR,
                 "integrity violation: " + v.evidence().toMap(), v);
@@ -302,6 +320,12 @@ public final class ClientConfig {
 
         public Builder auditors(List<URI> v) {
             auditors = v;
+            return this;
+        }
+
+        /** The auditors' certificate fingerprints, one per auditor in the same order (self-signed auditors). */
+        public Builder auditorPins(List<String> v) {
+            auditorPins = v;
             return this;
         }
 

@@ -56,8 +56,13 @@ public final class GlassLedgerClient implements AutoCloseable {
         this.map = map;
         this.signingKey = signingKey;
         this.violations = violations;
-        this.auditors = config.auditors().stream()
-                .map(u -> new Api(u, null, null, config.requestTimeout())).toList();
+        List<Api> as = new java.util.ArrayList<>();
+        for (int i = 0; i < config.auditors().size(); i++) {
+            as.add(new Api(config.auditors().get(i), null, config.auditorPins().isEmpty() ? null
+                    : io.glassledger.api.PinnedTrustManager.sslContext(config.auditorPins().get(i)),
+                    config.requestTimeout()));
+        }
+        this.auditors = List.copyOf(as);
         if (!auditors.isEmpty() && !config.auditInterval().isZero()) {
             auditTimer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "glassledger-audit");

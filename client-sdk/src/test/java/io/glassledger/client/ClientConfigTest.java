@@ -37,6 +37,14 @@ class ClientConfigTest {
     @Test
     void invalidSettings_areRefused() {
         assertThrows(IllegalArgumentException.class, () -> valid().url("http://127.0.0.1:8443").build());
+        // auditors over TLS only, and one pin per auditor
+        assertThrows(IllegalArgumentException.class, () -> valid().auditors(List.of(
+                java.net.URI.create("http://127.0.0.1:8480"))).build());
+        assertThrows(IllegalArgumentException.class, () -> valid().auditors(List.of(
+                java.net.URI.create("https://127.0.0.1:8480"), java.net.URI.create("https://127.0.0.1:8481")))
+                .auditorPins(List.of("ab".repeat(32))).build());
+        assertThrows(IllegalArgumentException.class, () -> valid().auditors(List.of(
+                java.net.URI.create("https://127.0.0.1:8480"))).auditorPins(List.of("not a pin")).build());
         assertThrows(IllegalArgumentException.class, () -> valid().keyFile(dir.resolve("k")).build());
         assertThrows(IllegalArgumentException.class, () -> valid().signingKey(null).build());
         assertThrows(IllegalArgumentException.class, () -> valid().proofWait(Duration.ofSeconds(11)).build());

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.glassledger.core.crypto.Ed25519;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.server.LedgerProperties;
-import io.glassledger.server.tls.SelfSignedCertificate;
+import io.glassledger.api.SelfSignedCertificate;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -7,7 +7,7 @@ import io.glassledger.core.proof.SignedHead;
 import io.glassledger.core.txn.EngineConfig;
 import io.glassledger.core.txn.TxnEngine;
 import io.glassledger.server.LedgerProperties;
-import io.glassledger.server.tls.SelfSignedCertificate;
+import io.glassledger.api.SelfSignedCertificate;
 import jakarta.annotation.PreDestroy;
 import java.io.IOException;
 import java.io.UncheckedIOException;

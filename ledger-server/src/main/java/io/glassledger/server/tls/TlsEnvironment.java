@@ -1,5 +1,6 @@
 package io.glassledger.server.tls;
 
+import io.glassledger.api.SelfSignedCertificate;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -25,12 +26,7 @@ public class TlsEnvironment implements EnvironmentPostProcessor {
         } catch (Exception e) {
             throw new IllegalStateException("cannot create or read the TLS key store in " + dir + ": " + e, e);
         }
-        Map<String, Object> p = new HashMap<>();
-        p.put("server.ssl.enabled", "true");
-        p.put("server.ssl.key-store", ks.path().toAbsolutePath().toString());
-        p.put("server.ssl.key-store-type", "PKCS12");
-        p.put("server.ssl.key-store-password", ks.password());
-        p.put("server.ssl.key-alias", SelfSignedCertificate.ALIAS);
+        Map<String, Object> p = new HashMap<>(SelfSignedCertificate.serverSsl(ks));
         p.put("glassledger.tls.fingerprint", ks.fingerprint());
         p.put("glassledger.tls.created", Boolean.toString(ks.created()));
         env.getPropertySources().addFirst(new MapPropertySource("glassledgerTls", p));

@@ -1,4 +1,4 @@
-package io.glassledger.server.tls;
+package io.glassledger.api;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,9 +30,11 @@ import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
- * The server's TLS identity when none is configured: an ECDSA P-256 key and a self-signed certificate for
- * {@code localhost} and {@code 127.0.0.1}, made at first start and kept in {@code <data>/tls/server.p12} (password in
- * {@code server.p12.password}, both mode 600), so the fingerprint clients pin stays the same across restarts.
+ * The TLS identity of a server or an auditor when none is configured: an ECDSA P-256 key and a self-signed
+ * certificate for {@code localhost} and {@code 127.0.0.1}, made at first start and kept in {@code <data>/tls/server.p12}
+ * (password in {@code server.p12.password}, both mode 600), so the fingerprint clients pin stays the same across
+ * restarts. Needs Bouncy Castle's bcpkix, an optional dependency of ledger-api: the services declare it, the SDK
+ * does not need it.
  */
 public final class SelfSignedCertificate {
     public static final String ALIAS = "glassledger";
@@ -68,6 +70,15 @@ public final class SelfSignedCertificate {
         }
         X509Certificate cert = (X509Certificate) store.getCertificate(ALIAS);
         return new Keystore(ks, password, fingerprint(cert), created);
+    }
+
+    /** Spring Boot's {@code server.ssl.*} settings that serve HTTPS with this key store. */
+    public static java.util.Map<String, Object> serverSsl(Keystore ks) {
+        return java.util.Map.of("server.ssl.enabled", "true",
+                "server.ssl.key-store", ks.path().toAbsolutePath().toString(),
+                "server.ssl.key-store-type", "PKCS12",
+                "server.ssl.key-store-password", ks.password(),
+                "server.ssl.key-alias", ALIAS);
     }
 
     public static String fingerprint(X509Certificate cert) throws GeneralSecurityException {
