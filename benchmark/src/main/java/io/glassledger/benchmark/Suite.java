@@ -279,8 +279,7 @@ public final class Suite {
     }
 
     private static ServerCluster start(Options o, Ycsb.ClusterSpec spec) throws Exception {
-        WorkDir.deleteTree(o.dir());
-        java.nio.file.Files.createDirectories(o.dir());
+        WorkDir.prepare(o.dir());  // keeps the marker, so that an interrupted run's leftovers are wiped next time
         log("starting %d shard(s), persist interval %d ms, batching %s", spec.shards(), spec.persistMs(),
                 spec.batching() ? "on" : "off");
         return ServerCluster.start(serverJar(), o.dir(), spec.shards(), List.of("-Xms2g", "-Xmx2g",
@@ -307,7 +306,7 @@ public final class Suite {
                     rc |= window(o, cluster, g.spec(), ks, key, state, w);
                 }
             } finally {
-                WorkDir.deleteTree(o.dir());
+                WorkDir.prepare(o.dir());
             }
         }
         return rc;
@@ -462,9 +461,21 @@ public final class Suite {
                         log("consistency violation: %s", b);
                     }
                     rc |= bad.isEmpty() ? 0 : 1;
+                    // Negative control: a database broken on purpose must fail the same check.
+                    Tpcc t = new Tpcc(client, scale);
+                    t.corrupt();
+                    List<String> caught = t.check(s -> log("negative control: %s", s));
+                    boolean ok = caught.stream().anyMatch(b -> b.contains("(condition 1)"))
+                            && caught.stream().anyMatch(b -> b.contains("(conditions 3, 4)"));
+                    JsonLine.of("tpcc", "consistency_negative_control", caught.size(), "conditions", "> 0")
+                            .with("sweep", sweep).with("shards", shards).with("caught", ok).printTo(OUT);
+                    if (!ok) {
+                        log("the consistency check missed a database broken on purpose: %s", caught);
+                        rc = 1;
+                    }
                 }
             } finally {
-                WorkDir.deleteTree(o.dir());
+                WorkDir.prepare(o.dir());
             }
         }
         return rc;

@@ -621,6 +621,20 @@ final class Tpcc {
         return bad;
     }
 
+    /**
+     * The checker's negative control: breaks condition 1 (w_ytd of warehouse 1 one cent off) and conditions 3 and 4
+     * (district 1's delivery pointer moved back onto a delivered order), as an ordinary committed transaction.
+     * {@link #check} must then report both; otherwise it checks nothing.
+     */
+    void corrupt() {
+        Txn tx = client.begin();
+        long ytd = num(tx.get(key("w_ytd", 1)), 0);
+        long deliv = num(tx.get(key("d_deliv", 1, 1)), 0);
+        tx.put(key("w_ytd", 1), val(ytd + 1));
+        tx.put(key("d_deliv", 1, 1), val(deliv - 1));
+        tx.commit().verification().orTimeout(60, TimeUnit.SECONDS).join();
+    }
+
     /** Reads in read-only transactions of up to 2,000 keys, each verified through its promise. */
     private final class Reader {
         final List<CompletableFuture<?>> promises = new ArrayList<>();
