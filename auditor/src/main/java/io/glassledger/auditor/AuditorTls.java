@@ -2,8 +2,6 @@ package io.glassledger.auditor;
 
 import io.glassledger.api.SelfSignedCertificate;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.env.EnvironmentPostProcessor;
 import org.springframework.core.env.ConfigurableEnvironment;
@@ -22,14 +20,7 @@ public class AuditorTls implements EnvironmentPostProcessor {
             return;
         }
         Path dir = Path.of(env.getProperty("glassledger.auditor.data-dir", "auditor-data")).resolve("tls");
-        SelfSignedCertificate.Keystore ks;
-        try {
-            ks = SelfSignedCertificate.loadOrCreate(dir);
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot create or read the TLS key store in " + dir + ": " + e, e);
-        }
-        Map<String, Object> p = new HashMap<>(SelfSignedCertificate.serverSsl(ks));
-        p.put("glassledger.auditor.tls-fingerprint", ks.fingerprint());
-        env.getPropertySources().addFirst(new MapPropertySource("glassledgerAuditorTls", p));
+        env.getPropertySources().addFirst(new MapPropertySource("glassledgerAuditorTls",
+                SelfSignedCertificate.serverSsl(dir, "glassledger.auditor.tls-fingerprint")));
     }
 }

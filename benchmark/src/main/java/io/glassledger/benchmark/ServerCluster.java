@@ -82,10 +82,6 @@ final class ServerCluster implements AutoCloseable {
         return servers.get(0);
     }
 
-    List<String> urls() {
-        return servers.stream().map(s -> s.url).toList();
-    }
-
     /** A client of every shard as {@code clientId} (whose API key the servers made at first start). */
     ClientConfig.Builder client(String clientId, SigningKey key, Path stateFile, Duration delay) throws IOException {
         return ClientConfig.builder().shards(servers.stream().map(x -> URI.create(x.url)).toList())

@@ -374,20 +374,19 @@ public final class ServiceBenchmark {
                         }
                         break;
                     } catch (GlassLedgerException e) {
-                        if ("conflict".equals(e.code()) || GlassLedgerException.ABORTED.equals(e.code())) {
-                            if (load.measuring) {
+                        Refusal why = Refusal.of(e);
+                        if (load.measuring) {
+                            if (why == Refusal.OVERLOADED) {
+                                load.overloaded.incrementAndGet();
+                            } else {
                                 load.conflicts.incrementAndGet();
                                 if (GlassLedgerException.ABORTED.equals(e.code())) {
                                     load.aborted.incrementAndGet();
                                 }
                             }
-                        } else if ("overloaded".equals(e.code())) {
-                            if (load.measuring) {
-                                load.overloaded.incrementAndGet();
-                            }
-                            LockSupport.parkNanos(5_000_000 + r.nextInt(5_000_000));
-                        } else {
-                            throw e;
+                        }
+                        if (why == Refusal.OVERLOADED) {
+                            Refusal.backOff(r);
                         }
                     }
                 }

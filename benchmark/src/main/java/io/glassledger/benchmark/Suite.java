@@ -20,8 +20,8 @@ import java.util.function.Function;
 public final class Suite {
     private static final PrintStream OUT = System.out;
 
-    /** A cluster configuration and the windows run on it, in order. */
-    record Grid(Ycsb.ClusterSpec spec, List<Ycsb.Window> windows) {
+    /** A cluster configuration, the records preloaded, and the windows run on it, in order. */
+    record Grid(Ycsb.ClusterSpec spec, int keys, List<Ycsb.Window> windows) {
     }
 
     record Options(String command, boolean quick, Path dir, int keys, int keyBytes, int valueBytes, double warmup,
@@ -186,7 +186,7 @@ public final class Suite {
                             }
                         }
                     }
-                    grids.add(new Grid(new Ycsb.ClusterSpec(shards, persist, batching), ws));
+                    grids.add(new Grid(new Ycsb.ClusterSpec(shards, persist, batching), o.keys(), ws));
                 }
             }
         }
@@ -213,7 +213,7 @@ public final class Suite {
         main.add(window(o, false, "workloads", null, "x", 0, 64, 100, true));
         main.add(window(o, false, "workloads", null, "y", 0, 64, 100, true));
         List<String> mixes = List.of("read-heavy", "balanced", "write-heavy");
-        Options brief = o.quick() ? o : withSizes(o, o.keys(), o.warmup(), 10);
+        Options brief = o.quick() ? o : timed(o, o.warmup(), 10);
         if (o.quick()) {
             main.add(window(o, false, "mix", null, "balanced", 0.9, 64, 100, true));
         } else {
@@ -230,45 +230,46 @@ public final class Suite {
             }
             main.add(window(brief, false, "shards", null, "x", 0, 64, 100, true));
         }
-        grids.add(new Grid(base, main));
+        grids.add(new Grid(base, o.keys(), main));
         List<Ycsb.Window> noBatching = new ArrayList<>();
         for (int rep = 0; rep < (o.quick() ? 1 : 2); rep++) {
             noBatching.add(window(o, noBatching.isEmpty(), "ablation", "no-BA", "x", 0, 64, 100, true));
             noBatching.add(window(o, false, "ablation", "no-DV no-BA", "x", 0, 64, 100, false));
         }
-        grids.add(new Grid(new Ycsb.ClusterSpec(1, 100, false), noBatching));
+        grids.add(new Grid(new Ycsb.ClusterSpec(1, 100, false), o.keys(), noBatching));
         List<Integer> shardCounts = o.quick() ? List.of(2) : List.of(2, 3);
         // Several server JVMs share the 2 cores while they compile: twice the warm-up of one server.
-        Options shardWarmup = o.quick() ? o : withSizes(o, o.keys(), 2 * o.warmup(), 10);
+        Options shardWarmup = o.quick() ? o : timed(o, 2 * o.warmup(), 10);
         for (int s : shardCounts) {
-            grids.add(new Grid(new Ycsb.ClusterSpec(s, 100, true), List.of(
+            grids.add(new Grid(new Ycsb.ClusterSpec(s, 100, true), o.keys(), List.of(
                     window(shardWarmup, true, "shards", null, "x", 0, 64, 100, true))));
         }
         if (!o.quick()) {
             // Figure 5(a): the delay fixed at 1,280 ms; 5(b): the persist interval fixed at 10 ms
-            Options small = withSizes(o, 10_000, 15, 6);
+            Options small = timed(o, 15, 6);
+            int sweepKeys = Math.min(o.keys(), 10_000);
             for (long p : List.of(10L, 20L, 40L, 80L, 160L, 320L, 640L, 1280L)) {
                 List<Ycsb.Window> ws = new ArrayList<>();
                 for (String m : mixes) {
                     ws.add(window(small, ws.isEmpty(), "persist", null, m, 0, 64, 1280, true));
                 }
-                grids.add(new Grid(new Ycsb.ClusterSpec(1, p, true), ws));
+                grids.add(new Grid(new Ycsb.ClusterSpec(1, p, true), sweepKeys, ws));
             }
             List<Ycsb.Window> ws = new ArrayList<>();
             for (long d : List.of(10L, 20L, 40L, 80L, 160L, 320L, 640L, 1280L)) {
-                ws.add(window(withSizes(o, 10_000, 20, 8), ws.isEmpty(), "delay", null, "balanced", 0, 64, d,
+                ws.add(window(timed(o, 20, 8), ws.isEmpty(), "delay", null, "balanced", 0, 64, d,
                         true));
             }
-            grids.add(new Grid(new Ycsb.ClusterSpec(1, 10, true), ws));
+            grids.add(new Grid(new Ycsb.ClusterSpec(1, 10, true), sweepKeys, ws));
         }
         int rc = runGrids(o, grids);
         rc |= runTpcc(o, List.of(1), o.quick() ? List.of(4) : List.of(8, 16, 32), "tpcc");
         return rc;
     }
 
-    /** {@code o} with its key count, first-window warm-up and window length replaced (for the many short runs). */
-    private static Options withSizes(Options o, int keys, double warmup, double seconds) {
-        return new Options(o.command(), o.quick(), o.dir(), keys, o.keyBytes(), o.valueBytes(), warmup, o.ramp(),
+    /** {@code o} with its first-window warm-up and window length replaced (for the many short runs). */
+    private static Options timed(Options o, double warmup, double seconds) {
+        return new Options(o.command(), o.quick(), o.dir(), o.keys(), o.keyBytes(), o.valueBytes(), warmup, o.ramp(),
                 seconds, o.shards(), o.persistMs(), o.batching(), o.workloads(), o.zipf(), o.clients(), o.delayMs(),
                 o.deferred(), o.sweep(), o.warehouses(), o.items(), o.customers());
     }
@@ -290,9 +291,7 @@ public final class Suite {
     private static int runGrids(Options o, List<Grid> grids) throws Exception {
         int rc = 0;
         for (Grid g : grids) {
-            int keys = g.windows().stream().anyMatch(w -> w.sweep().equals("persist") || w.sweep().equals("delay"))
-                    ? Math.min(o.keys(), 10_000) : o.keys();
-            Ycsb.KeySpace ks = new Ycsb.KeySpace(keys, o.keyBytes(), o.valueBytes());
+            Ycsb.KeySpace ks = new Ycsb.KeySpace(g.keys(), o.keyBytes(), o.valueBytes());
             try (ServerCluster cluster = start(o, g.spec())) {
                 SigningKey key = SigningKey.generate();
                 Path state = o.dir().resolve("client-state.json");
@@ -301,7 +300,7 @@ public final class Suite {
                         Duration.ofMillis(100)).build())) {
                     Ycsb.preload(c, ks);
                 }
-                log("preloaded %d keys in %.1f s, all verified", keys, (System.nanoTime() - t0) / 1e9);
+                log("preloaded %d keys in %.1f s, all verified", g.keys(), (System.nanoTime() - t0) / 1e9);
                 for (Ycsb.Window w : g.windows()) {
                     rc |= window(o, cluster, g.spec(), ks, key, state, w);
                 }
@@ -321,7 +320,7 @@ public final class Suite {
             double cpu0 = cluster.cpuSeconds();
             Ycsb.Load load = Ycsb.run(client, ks, w);
             double cpu = cluster.cpuSeconds() - cpu0;
-            long[] outcome = Ycsb.settle(load, s -> log("%s", s));
+            long[] outcome = Ycsb.settle(load.promises, s -> log("%s", s));
             VerifierStats vs = Ycsb.delta(vs0, client.verifierStats());
             long committed = load.recorders.stream().mapToLong(r -> r.committed).sum();
             long conflicts = load.recorders.stream().mapToLong(r -> r.conflicts).sum();
@@ -410,7 +409,7 @@ public final class Suite {
                         Tpcc.Load load = t.run(clients, first ? o.warmup() : o.ramp(), o.seconds());
                         double cpu = cluster.cpuSeconds() - cpu0;
                         first = false;
-                        long[] outcome = settle(load);
+                        long[] outcome = Ycsb.settle(load.promises, s -> log("%s", s));
                         Function<JsonLine, JsonLine> common = l -> l.with("sweep", sweep).with("workload", "tpcc")
                                 .with("clients", clients).with("shards", shards).with("delay_ms", delay)
                                 .with("persist_ms", spec.persistMs()).with("deferred", true)
@@ -479,12 +478,6 @@ public final class Suite {
             }
         }
         return rc;
-    }
-
-    private static long[] settle(Tpcc.Load load) {
-        Ycsb.Load l = new Ycsb.Load();
-        l.promises.addAll(load.promises);
-        return Ycsb.settle(l, s -> log("%s", s));
     }
 
     private static double ratio(double a, double b) {

@@ -283,14 +283,10 @@ final class Tpcc {
                         }
                         break;
                     } catch (GlassLedgerException e) {
-                        if ("conflict".equals(e.code()) || GlassLedgerException.ABORTED.equals(e.code())) {
-                            if (load.measuring) {
-                                load.conflicts.incrementAndGet(type);
-                            }
-                        } else if ("overloaded".equals(e.code())) {
-                            LockSupport.parkNanos(5_000_000 + r.nextInt(5_000_000));
-                        } else {
-                            throw e;
+                        if (Refusal.of(e) == Refusal.OVERLOADED) {
+                            Refusal.backOff(r);
+                        } else if (load.measuring) {
+                            load.conflicts.incrementAndGet(type);
                         }
                     }
                 }

@@ -275,17 +275,16 @@ final class Ycsb {
                 }
                 break;
             } catch (GlassLedgerException e) {
-                if ("conflict".equals(e.code()) || GlassLedgerException.ABORTED.equals(e.code())) {
-                    if (load.measuring) {
+                Refusal why = Refusal.of(e);
+                if (load.measuring) {
+                    if (why == Refusal.CONFLICT) {
                         rec.conflicts++;
-                    }
-                } else if ("overloaded".equals(e.code())) {
-                    if (load.measuring) {
+                    } else {
                         rec.overloaded++;
                     }
-                    LockSupport.parkNanos(5_000_000 + r.nextInt(5_000_000));
-                } else {
-                    throw e;
+                }
+                if (why == Refusal.OVERLOADED) {
+                    Refusal.backOff(r);
                 }
             }
         }
@@ -300,13 +299,13 @@ final class Ycsb {
         }
     }
 
-    /** Waits for every promise of the window; returns {verified, failed, pending}. */
-    static long[] settle(Load load, java.util.function.Consumer<String> log) {
+    /** Waits for every promise of a window; returns {verified, failed, pending}. */
+    static long[] settle(java.util.Collection<CommitPromise> promises, java.util.function.Consumer<String> log) {
         long verified = 0;
         long failed = 0;
         long pending = 0;
         long deadline = System.nanoTime() + 120_000_000_000L;
-        for (CommitPromise p : load.promises) {
+        for (CommitPromise p : promises) {
             try {
                 p.verification().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 verified++;

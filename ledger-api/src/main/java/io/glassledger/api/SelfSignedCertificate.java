@@ -40,7 +40,7 @@ public final class SelfSignedCertificate {
     public static final String ALIAS = "glassledger";
 
     /** Where the keystore is and the SHA-256 fingerprint of its certificate (hex, what clients pin). */
-    public record Keystore(Path path, String password, String fingerprint, boolean created) {
+    public record Keystore(Path path, String password, String fingerprint) {
     }
 
     private SelfSignedCertificate() {
@@ -49,7 +49,6 @@ public final class SelfSignedCertificate {
     public static Keystore loadOrCreate(Path dir) throws IOException, GeneralSecurityException {
         Path ks = dir.resolve("server.p12");
         Path pw = dir.resolve("server.p12.password");
-        boolean created = false;
         if (!Files.exists(ks)) {
             Files.createDirectories(dir);
             String password = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
@@ -61,7 +60,6 @@ public final class SelfSignedCertificate {
             writePrivate(pw, password);
             restrict(tmp);
             Files.move(tmp, ks, StandardCopyOption.ATOMIC_MOVE);
-            created = true;
         }
         String password = Files.readString(pw, StandardCharsets.UTF_8).trim();
         KeyStore store = KeyStore.getInstance("PKCS12");
@@ -69,16 +67,28 @@ public final class SelfSignedCertificate {
             store.load(in, password.toCharArray());
         }
         X509Certificate cert = (X509Certificate) store.getCertificate(ALIAS);
-        return new Keystore(ks, password, fingerprint(cert), created);
+        return new Keystore(ks, password, fingerprint(cert));
     }
 
-    /** Spring Boot's {@code server.ssl.*} settings that serve HTTPS with this key store. */
-    public static java.util.Map<String, Object> serverSsl(Keystore ks) {
+    /**
+     * Spring Boot's {@code server.ssl.*} settings that serve HTTPS with the key store in {@code dir} (made if
+     * absent), plus {@code fingerprintProperty} set to its certificate's fingerprint, for the startup report.
+     *
+     * @throws IllegalStateException when the key store cannot be made or read
+     */
+    public static java.util.Map<String, Object> serverSsl(Path dir, String fingerprintProperty) {
+        Keystore ks;
+        try {
+            ks = loadOrCreate(dir);
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalStateException("cannot create or read the TLS key store in " + dir + ": " + e, e);
+        }
         return java.util.Map.of("server.ssl.enabled", "true",
                 "server.ssl.key-store", ks.path().toAbsolutePath().toString(),
                 "server.ssl.key-store-type", "PKCS12",
                 "server.ssl.key-store-password", ks.password(),
-                "server.ssl.key-alias", ALIAS);
+                "server.ssl.key-alias", ALIAS,
+                fingerprintProperty, ks.fingerprint());
     }
 
     public static String fingerprint(X509Certificate cert) throws GeneralSecurityException {

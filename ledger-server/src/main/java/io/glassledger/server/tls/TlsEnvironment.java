@@ -2,8 +2,6 @@ package io.glassledger.server.tls;
 
 import io.glassledger.api.SelfSignedCertificate;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.env.EnvironmentPostProcessor;
 import org.springframework.core.env.ConfigurableEnvironment;
@@ -20,15 +18,7 @@ public class TlsEnvironment implements EnvironmentPostProcessor {
             return;
         }
         Path dir = Path.of(env.getProperty("glassledger.data-dir", "data")).resolve("tls");
-        SelfSignedCertificate.Keystore ks;
-        try {
-            ks = SelfSignedCertificate.loadOrCreate(dir);
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot create or read the TLS key store in " + dir + ": " + e, e);
-        }
-        Map<String, Object> p = new HashMap<>(SelfSignedCertificate.serverSsl(ks));
-        p.put("glassledger.tls.fingerprint", ks.fingerprint());
-        p.put("glassledger.tls.created", Boolean.toString(ks.created()));
-        env.getPropertySources().addFirst(new MapPropertySource("glassledgerTls", p));
+        env.getPropertySources().addFirst(new MapPropertySource("glassledgerTls",
+                SelfSignedCertificate.serverSsl(dir, "glassledger.tls.fingerprint")));
     }
 }
