@@ -1,6 +1,7 @@
 package io.glassledger.core.txn;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -433,7 +434,9 @@ class TxnEngineTest {
 
     @Test
     void proofRequestsForOneBlockShareOneTraversal() throws Exception {
-        try (TxnEngine e = TxnEngine.open(EngineConfig.defaults(dir).withPersistInterval(Duration.ofMillis(200)))) {
+        // The persist interval is an hour, so nothing seals the block until persistSoon(): all 20 commits land in one
+        // block and all 20 requests wait on it, however slow the machine (a 200 ms interval failed under load).
+        try (TxnEngine e = TxnEngine.open(EngineConfig.defaults(dir).withPersistInterval(Duration.ofHours(1)))) {
             List<SignedTransaction> txs = new ArrayList<>();
             List<Promise> ps = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
@@ -446,8 +449,10 @@ class TxnEngineTest {
             long before = e.stats().proofBatches();
             List<CompletableFuture<ProofResult>> rs = new ArrayList<>();
             for (SignedTransaction t : txs) {
-                rs.add(e.proveWrites(block, List.of(t.tx().writes().get(0).key()), Duration.ofSeconds(10)));
+                rs.add(e.proveWrites(block, List.of(t.tx().writes().get(0).key()), Duration.ofMinutes(1)));
             }
+            rs.forEach(r -> assertFalse(r.isDone(), "a proof of a block not yet persisted waits for it"));
+            e.persistSoon();
             Digest trusted = e.digest(0);
             for (int i = 0; i < txs.size(); i++) {
                 BlockProof bp = assertInstanceOf(ProofResult.Ready.class, rs.get(i).get()).proof();
