@@ -16,15 +16,20 @@ public final class WalCorruptedException extends LedgerException {
     WalCorruptedException(Path file, long offset, String what) {
         super("WAL segment " + file.toAbsolutePath() + " is damaged at offset " + offset + ": " + what
                 + ". Acknowledged transactions may be in or after the damage, so the shard does not start. To keep"
-                + " the damaged part as evidence and start from the intact log, stop the server and run: ./glassledger"
-                + " wal-repair " + shardDir(file) + " (docs/ARCHITECTURE.md, \"Recovery\")");
+                + " the damaged part as evidence and start from the intact log, stop the server and run: "
+                + repairCommand(file) + " (docs/ARCHITECTURE.md, \"Recovery\")");
         this.file = file;
         this.offset = offset;
     }
 
-    private static Path shardDir(Path segment) {
+    private static String repairCommand(Path segment) {
         Path wal = segment.toAbsolutePath().getParent();
-        return wal.getParent() == null ? wal : wal.getParent();
+        return "./glassledger wal-repair " + (wal.getParent() == null ? wal : wal.getParent());
+    }
+
+    /** The launcher command that repairs this shard's log ({@link WalRepair}). */
+    public String repairCommand() {
+        return repairCommand(file);
     }
 
     /** The damaged segment file. */
