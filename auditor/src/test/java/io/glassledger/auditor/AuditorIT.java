@@ -319,7 +319,7 @@ class AuditorIT {
             launcher("start", "--shards", "3", "--dir", dir.toString(), "--port",
                     Integer.toString(URI.create(cluster.getProperty("url.0")).getPort()));
             long t3 = System.nanoTime();
-            await().atMost(Duration.ofSeconds(30)).until(() -> halted(urlA, 2) != null);
+            await().atMost(Duration.ofSeconds(90)).until(() -> halted(urlA, 2) != null);
             double injectSeconds = (System.nanoTime() - t3) / 1e9;
             assertThat(halted(urlA, 2)).startsWith("bad_signature");
             JsonNode injected = status(urlA).get("shards").get(2).get("violations").get(0);
