@@ -1003,7 +1003,7 @@ def run_ledger(data, t):
             t.check(prev_ts is None or b["timestamp"] >= prev_ts, name + ": timestamp order")
             if b["number"] == 0:
                 md = dict(meta)
-                ok = (lower == ZERO and not b["txIds"] and md.get(b"format") == b"glassledger/1"
+                ok = (lower == ZERO and not b["txIds"] and md.get(b"format") == b"glassledger/2"
                       and md.get(b"hash") == b"SHA-256" and decode_params(md.get(b"tree", b"")) == params)
                 t.check(ok, name + ": genesis")
             prev_ts = b["timestamp"]

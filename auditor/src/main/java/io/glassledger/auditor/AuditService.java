@@ -67,7 +67,7 @@ class AuditService {
         for (int i = 0; i < urls.size(); i++) {
             ShardAuditor a = new ShardAuditor(i, new ShardHttp(urls.get(i), pin, props.apiKey(), json),
                     props.dataDir().resolve("shard-" + i), json, violations, Math.max(1, props.spotCheckEvery()),
-                    clientKeys);
+                    clientKeys, props.replayWindow());
             shards.add(a);
             String s = Integer.toString(i);
             FunctionCounter.builder("glassledger.auditor.blocks.verified", a, ShardAuditor::blocksVerified)

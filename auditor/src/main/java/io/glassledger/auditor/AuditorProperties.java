@@ -26,6 +26,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param clientKeys   optional: the client keys this auditor accepts, one {@code <hex public key> [client id]} per
  *                     line ({@code #} comments); unset: every key the shards list at {@code GET /v1/clients}. A shard
  *                     that registered a key of its own to sign writes with is caught only with this list.
+ * @param replayWindow how far a transaction id's clock may be from its block's timestamp: at least the shards'
+ *                     replay window (2 min) plus the longest delay from a commit to its block's seal. An id further
+ *                     away, or one an earlier block carried, is a {@code replayed_transaction}; the auditor remembers
+ *                     the ids of one window per shard.
  */
 @ConfigurationProperties("glassledger.auditor")
 public record AuditorProperties(@DefaultValue("auditor-data") Path dataDir, Path cluster,
@@ -34,7 +38,8 @@ public record AuditorProperties(@DefaultValue("auditor-data") Path dataDir, Path
                                 URI webhook, @DefaultValue("") List<URI> peers,
                                 @DefaultValue("") List<String> peerPins,
                                 @DefaultValue("2s") Duration gossipInterval,
-                                @DefaultValue("10") int spotCheckEvery, Path clientKeys) {
+                                @DefaultValue("10") int spotCheckEvery, Path clientKeys,
+                                @DefaultValue("3m") Duration replayWindow) {
     public AuditorProperties {
         shards = shards.stream().filter(u -> !u.toString().isBlank()).toList();
         peers = peers.stream().filter(u -> !u.toString().isBlank()).toList();

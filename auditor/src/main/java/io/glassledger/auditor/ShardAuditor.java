@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
 import io.glassledger.core.audit.BlockAudit;
+import io.glassledger.core.audit.RecentTxIds;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.ledger.Block;
 import io.glassledger.core.ledger.Ledger;
@@ -66,12 +67,16 @@ final class ShardAuditor implements AutoCloseable {
     private final AtomicLong writesApplied = new AtomicLong();
     private final ArrayDeque<LagSample> lag = new ArrayDeque<>();
     private final int spotCheckEvery;
+    private final long replayWindowMillis;
+    /** Ids of recently audited blocks, against replays; rebuilt from the audited ledger when it is opened. */
+    private RecentTxIds recent;
     private long rounds;
 
     /** @param clientKeys the accepted client keys; null: those the shard lists, refreshed as new keys appear */
     ShardAuditor(int shard, ShardHttp http, Path dir, ObjectMapper json, Violations violations, int spotCheckEvery,
-                 Map<Bytes, String> clientKeys) {
+                 Map<Bytes, String> clientKeys, java.time.Duration replayWindow) {
         this.spotCheckEvery = spotCheckEvery;
+        this.replayWindowMillis = replayWindow.toMillis();
         this.fixedKeys = clientKeys != null;
         if (fixedKeys) {
             registered.putAll(clientKeys);
@@ -172,6 +177,7 @@ final class ShardAuditor implements AutoCloseable {
         store = new RocksDbNodeStore(dir.resolve("ledger"), true, 64L << 20);
         if (store.blockCount() > 0) {
             ledger = Ledger.open(store, 64L << 20);
+            recent = RecentTxIds.rebuild(ledger, replayWindowMillis);
             return;
         }
         // The shard's genesis block fixes the format and tree parameters; the auditor makes its own and compares.
@@ -186,6 +192,7 @@ final class ShardAuditor implements AutoCloseable {
         if (!ledger.block(0).hash().equals(theirs.hash())) {
             throw new IllegalStateException("shard " + shard + "'s genesis block is not one this auditor can rebuild");
         }
+        recent = new RecentTxIds(replayWindowMillis);
     }
 
     /**
@@ -254,13 +261,14 @@ final class ShardAuditor implements AutoCloseable {
         if (!fixedKeys && txs.stream().anyMatch(t -> !registered.containsKey(t.tx().clientKey()))) {
             refreshRegistrations();  // a key registered since the last block
         }
-        BlockAudit.Outcome o = BlockAudit.replay(ledger, shard, theirs, txs, registered::containsKey);
+        BlockAudit.Outcome o = BlockAudit.replay(ledger, shard, theirs, txs, registered::containsKey, recent);
         if (!o.ok()) {
             Map<String, Object> ev = blockEvidence(dto);
             if (o.mine() != null) {
                 ev.put("auditorLowerRoot", o.mine().lowerRoot().hex());
                 ev.put("auditorBlockHash", o.mine().hash().hex());
             }
+            outcomeEvidence(n, o, ev);
             violation(n, o.kind(), o.detail(), ev);
             return;
         }
@@ -274,6 +282,39 @@ final class ShardAuditor implements AutoCloseable {
         }
         blocksVerified.incrementAndGet();
         writesApplied.addAndGet(o.writes());
+    }
+
+    /**
+     * What makes a replay or a stale read checkable offline ({@code ledger-cli evidence}): the transaction; for a
+     * replay, the earlier block that carried it with the shard's signed head of that block (or, outside the window,
+     * the window); for a stale read, the shard's own signed proof of the key's version in block n − 1.
+     */
+    private void outcomeEvidence(long n, BlockAudit.Outcome o, Map<String, Object> ev) {
+        if (o.txId() == null) {
+            return;
+        }
+        ev.put("txId", o.txId().hex());
+        try {
+            if ("replayed_transaction".equals(o.kind())) {
+                if (o.earlierBlock() == null) {
+                    ev.put("replayWindowMillis", replayWindowMillis);
+                } else if (o.earlierBlock() != n) {
+                    Dto.BlockDto earlier = http.get("/v1/blocks/" + o.earlierBlock(), Dto.BlockDto.class);
+                    ev.put("earlierBlock", earlier);
+                    SignedHead h = Wire.signedHead("head", http.get("/v1/head?block=" + o.earlierBlock(),
+                            Dto.SignedHeadDto.class));
+                    ev.put("earlierSignedHead", Wire.signedHead(h));
+                }
+            } else if ("stale_read".equals(o.kind())) {
+                ev.put("key", Wire.b64(o.key()));
+                ev.put("priorState", http.post("/v1/proofs/keys", new Dto.ProveKeysRequest(
+                        List.of(Wire.b64(o.key())), n - 1), Dto.KeysProofDto.class));
+            }
+        } catch (IOException | RuntimeException e) {
+            ev.put("evidenceError", e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void refreshRegistrations() throws IOException, InterruptedException {
@@ -422,8 +463,10 @@ final class ShardAuditor implements AutoCloseable {
         if (halted != null) {
             return;
         }
-        halted = kind + " at block " + block + ": " + detail;
+        // Recorded before the shard is marked halted: a status read in between must not show a halt without its
+        // violation (seen under load: the violation's fsync is slow).
         violations.report(new Violation(shard, block, kind, detail, System.currentTimeMillis(), evidence));
+        halted = kind + " at block " + block + ": " + detail;
     }
 
     private void sampleLag() {

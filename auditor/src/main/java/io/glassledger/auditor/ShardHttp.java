@@ -10,7 +10,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
-/** GETs from one shard over HTTPS pinned to the cluster's certificate, with the auditor's API key. */
+/** GETs (and read-only POSTs) from one shard over HTTPS pinned to the cluster's certificate, with the auditor's API key. */
 final class ShardHttp {
     /** The shard answered with an error status. */
     static final class Refused extends IOException {
@@ -52,13 +52,24 @@ final class ShardHttp {
         return json.readValue(fetch(path), type);
     }
 
+    /** A POST of a route that only reads (a proof), as the auditor role may. */
+    <T> T post(String path, Object body, Class<T> type) throws IOException, InterruptedException {
+        return json.readValue(send(path, HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body))), type);
+    }
+
     private byte[] fetch(String path) throws IOException, InterruptedException {
-        HttpRequest req = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer " + apiKey).header("Accept", "application/json").GET().build();
+        return send(path, null);
+    }
+
+    private byte[] send(String path, HttpRequest.BodyPublisher body) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + apiKey).header("Accept", "application/json");
+        HttpRequest req = body == null ? b.GET().build()
+                : b.header("Content-Type", "application/json").POST(body).build();
         HttpResponse<byte[]> resp = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
         if (resp.statusCode() != 200) {
-            throw new Refused(resp.statusCode(), "GET " + path + " answered HTTP " + resp.statusCode() + ": "
-                    + new String(resp.body(), StandardCharsets.UTF_8));
+            throw new Refused(resp.statusCode(), req.method() + " " + path + " answered HTTP " + resp.statusCode()
+                    + ": " + new String(resp.body(), StandardCharsets.UTF_8));
         }
         return resp.body();
     }

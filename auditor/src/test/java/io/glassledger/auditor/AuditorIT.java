@@ -13,6 +13,10 @@ import io.glassledger.client.ClientConfig;
 import io.glassledger.client.CommitPromise;
 import io.glassledger.client.GlassLedgerClient;
 import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.txn.SignedTransaction;
+import io.glassledger.core.txn.TxnDraft;
+import io.glassledger.core.txn.TxnEngine;
 import io.glassledger.core.hash.Hash;
 import io.glassledger.core.ledger.Block;
 import java.io.IOException;
@@ -36,7 +40,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * A 3-shard cluster of server processes and two auditor processes. Auditor A reaches the shards directly and stays
@@ -45,8 +52,11 @@ import org.junit.jupiter.api.Test;
  * write was altered (an unsigned write), and a block whose state is not what its transactions give (a value altered
  * in a new block). B catches each within seconds and keeps the evidence; A, seeing the honest blocks, stays green.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AuditorIT {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The identity {@code default}'s signing key (an identity registers one key), for both tests. */
+    private static final SigningKey CLIENT = SigningKey.generate();
     /** Each auditor's base URL and the fingerprint of its certificate, made before it starts so peers can pin it. */
     private static final Map<String, String> PINS = new ConcurrentHashMap<>();
     private static Path root;
@@ -87,6 +97,7 @@ class AuditorIT {
     }
 
     @Test
+    @Order(1)
     void auditorsFollowTheClusterAndCatchTamperedBlocks() throws Exception {
         String auditorKey = credential("auditor");
         // Auditor B sees shards 1 and 2 through the tampering operator.
@@ -111,7 +122,7 @@ class AuditorIT {
         Process a = auditor(portA, dir.resolve("auditor-a"), dir.resolve("cluster.properties"), auditorKey, urlB);
         auditor(portB, dir.resolve("auditor-b"), fileB, auditorKey, urlA);
 
-        SigningKey clientKey = SigningKey.generate();
+        SigningKey clientKey = CLIENT;
         ClientConfig cfg = ClientConfig.builder().clusterFile(dir.resolve("cluster.properties"))
                 .apiKey(credential("default")).signingKey(clientKey)
                 .stateFile(dir.resolve("client.json")).verifyDelay(Duration.ofMillis(50))
@@ -308,7 +319,7 @@ class AuditorIT {
             launcher("start", "--shards", "3", "--dir", dir.toString(), "--port",
                     Integer.toString(URI.create(cluster.getProperty("url.0")).getPort()));
             long t3 = System.nanoTime();
-            await().atMost(Duration.ofSeconds(30)).until(() -> halted(urlA, 2) != null);
+            await().atMost(Duration.ofSeconds(90)).until(() -> halted(urlA, 2) != null);
             double injectSeconds = (System.nanoTime() - t3) / 1e9;
             assertThat(halted(urlA, 2)).startsWith("bad_signature");
             JsonNode injected = status(urlA).get("shards").get(2).get("violations").get(0);
@@ -323,6 +334,106 @@ class AuditorIT {
                     + "blocks in %.1f s, a write the shard injected and signed in %.1f s; auditor A at blocks %s%n",
                     seconds, forkSeconds, rewriteSeconds, injectSeconds,
                     status(urlA).get("shards").findValuesAsText("auditedBlock"));
+        }
+    }
+
+    /**
+     * The operator of shards 0 and 1 appends, offline, a block to each and restarts them, so that they sign heads over
+     * those blocks: on shard 0 a client's old, validly signed {@code put balance=100}, again, after the client wrote
+     * 50; on shard 1 a transaction the client signed whose read was stale (OCC refused it; the operator places it
+     * anyway). Signatures verify and re-execution matches; a fresh auditor catches the replay by its id and the stale
+     * read by replaying the reads, and {@code ledger-cli evidence} proves both from the files alone. Runs after the
+     * first test, on its cluster (shards 0 and 1 are honest until now).
+     */
+    @Test
+    @Order(2)
+    void anOperatorReplayingASignedWriteOrPlacingAStaleRead_isCaughtAndProvenFromTheEvidence() throws Exception {
+        ClientConfig cfg = ClientConfig.builder().clusterFile(dir.resolve("cluster.properties"))
+                .apiKey(credential("default")).signingKey(CLIENT).stateFile(dir.resolve("client-replay.json"))
+                .verifyDelay(Duration.ofMillis(50)).build();
+        String balance;
+        String x;
+        String y;
+        long staleVersion;
+        try (GlassLedgerClient client = GlassLedgerClient.connect(cfg)) {
+            balance = keyOn(client, 0, "balance-");
+            x = keyOn(client, 1, "x-");
+            y = keyOn(client, 1, "y-");
+            for (String v : List.of("100", "50")) {
+                client.runTransaction(t -> t.put(balance, v)).promise().verification().get(60, TimeUnit.SECONDS);
+            }
+            staleVersion = client.runTransaction(t -> t.put(x, "1")).promise().verification()
+                    .get(60, TimeUnit.SECONDS).block();
+            client.runTransaction(t -> t.put(x, "2")).promise().verification().get(60, TimeUnit.SECONDS);
+        }
+        for (int shard : List.of(0, 1)) {
+            long pid = Long.parseLong(Files.readString(dir.resolve("shard-" + shard).resolve("server.pid")).trim());
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
+            await().atMost(Duration.ofSeconds(30)).until(() -> ProcessHandle.of(pid).map(h -> !h.isAlive())
+                    .orElse(true));
+        }
+        Bytes balanceKey = Bytes.utf8(balance);
+        appendOffline(dir.resolve("shard-0").resolve("shard-0"), ledger -> {
+            for (long n = ledger.head().block().number(); n >= 1; n--) {
+                Bytes rec = ledger.blockTransactions(n);
+                for (SignedTransaction stx : rec == null ? List.<SignedTransaction>of()
+                        : TxnEngine.decodeTransactions(rec)) {
+                    if (stx.tx().writes().stream().anyMatch(m -> m.key().equals(balanceKey)
+                            && Bytes.utf8("100").equals(m.value()))) {
+                        return stx;
+                    }
+                }
+            }
+            throw new IllegalStateException("no block carries put balance=100");
+        });
+        appendOffline(dir.resolve("shard-1").resolve("shard-1"), ledger -> new TxnDraft(CLIENT, 1,
+                System.currentTimeMillis()).read(Bytes.utf8(x), staleVersion).put(Bytes.utf8(y), Bytes.utf8("stale"))
+                .sign());
+        launcher("start", "--shards", "3", "--dir", dir.toString(), "--port",
+                Integer.toString(URI.create(cluster.getProperty("url.0")).getPort()));
+
+        int port = freePorts(1);
+        String url = auditorUrl(port, dir.resolve("auditor-d"));
+        // Its own peer: the other auditors have seen forks and tampering that are not this test's subject.
+        auditor(port, dir.resolve("auditor-d"), dir.resolve("cluster.properties"), credential("auditor"), url);
+        await().atMost(Duration.ofSeconds(60)).until(() -> halted(url, 0) != null && halted(url, 1) != null);
+        assertThat(halted(url, 0)).startsWith("replayed_transaction");
+        assertThat(halted(url, 1)).startsWith("stale_read");
+        for (int shard : List.of(0, 1)) {
+            JsonNode v = status(url).get("shards").get(shard).get("violations").get(0);
+            Path file = dir.resolve("evidence-" + v.get("kind").asText() + ".json");
+            Files.writeString(file, JSON.writeValueAsString(v));
+            StringBuilder out = new StringBuilder();
+            assertThat(cli(out, "evidence", file.toString(), "--server-key",
+                    v.get("evidence").get("shardSignedHead").get("serverKey").asText())).as(out.toString()).isZero();
+            assertThat(out).contains(shard == 0 ? "REPLAY PROVEN" : "STALE READ PROVEN");
+        }
+    }
+
+    /**
+     * Appends one block carrying the transaction {@code pick} chooses to a stopped shard's ledger, and empties its
+     * WAL (a clean stop left nothing unpersisted): what an operator with the data directory can do.
+     */
+    private static void appendOffline(Path engine, java.util.function.Function<io.glassledger.core.ledger.Ledger,
+            SignedTransaction> pick) throws IOException {
+        try (var store = new io.glassledger.core.store.RocksDbNodeStore(engine.resolve("ledger"))) {
+            io.glassledger.core.ledger.Ledger ledger = io.glassledger.core.ledger.Ledger.open(store);
+            SignedTransaction stx = pick.apply(ledger);
+            long ts = Math.max(System.currentTimeMillis(), ledger.head().block().timestamp());
+            ledger.append(List.of(io.glassledger.core.txn.BlockSequencer.spec(ts, List.of(stx))));
+        }
+        try (var files = Files.list(engine.resolve("wal"))) {
+            for (Path f : files.toList()) {
+                Files.delete(f);
+            }
+        }
+    }
+
+    private static String keyOn(GlassLedgerClient c, int shard, String prefix) {
+        for (int i = 0; ; i++) {
+            if (c.shardOf((prefix + i).getBytes(StandardCharsets.UTF_8)) == shard) {
+                return prefix + i;
+            }
         }
     }
 

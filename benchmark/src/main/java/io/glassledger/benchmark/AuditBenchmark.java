@@ -1,6 +1,7 @@
 package io.glassledger.benchmark;
 
 import io.glassledger.core.audit.BlockAudit;
+import io.glassledger.core.audit.RecentTxIds;
 import io.glassledger.core.crypto.SigningKey;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.ledger.Block;
@@ -92,16 +93,20 @@ public final class AuditBenchmark {
         SplittableRandom r = new SplittableRandom(7);
         try (RocksDbNodeStore shardStore = new RocksDbNodeStore(o.dir().resolve("shard"), true, 256L << 20);
              RocksDbNodeStore auditStore = new RocksDbNodeStore(o.dir().resolve("auditor"), true, 256L << 20)) {
-            Ledger shard = Ledger.openOrCreate(shardStore, TreeParams.DEFAULT, 1);
-            Ledger auditor = Ledger.openOrCreate(auditStore, TreeParams.DEFAULT, 1);
-            long ts = 2;
+            // Real clocks: the auditor checks each transaction id against its block's timestamp (replay window).
+            long genesis = System.currentTimeMillis();
+            Ledger shard = Ledger.openOrCreate(shardStore, TreeParams.DEFAULT, genesis);
+            Ledger auditor = Ledger.openOrCreate(auditStore, TreeParams.DEFAULT, genesis);
+            RecentTxIds recent = new RecentTxIds(java.time.Duration.ofMinutes(3).toMillis());
+            long ts = genesis + 1;
             // The state both start from: every key written once, in signed transactions, audited untimed.
             for (int from = 0; from < data.size(); from += 1000) {
                 TxnDraft d = new TxnDraft(client, 0, System.currentTimeMillis());
                 for (int i = from; i < Math.min(data.size(), from + 1000); i++) {
                     d.put(data.key(i), data.value(i));
                 }
-                audit(shard, auditor, List.of(d.sign()), ts++, registered);
+                ts = Math.max(ts + 1, System.currentTimeMillis());
+                audit(shard, auditor, List.of(d.sign()), ts, registered, recent);
             }
             System.err.printf("[audit] %d keys in both ledgers; measuring block sizes %s, %d blocks each%n",
                     data.size(), o.sizes(), o.blocks());
@@ -125,7 +130,8 @@ public final class AuditBenchmark {
                         }
                         txs.add(d.sign());
                     }
-                    long[] t = audit(shard, auditor, txs, ts++, registered);
+                    ts = Math.max(ts + 1, System.currentTimeMillis());
+                    long[] t = audit(shard, auditor, txs, ts, registered, recent);
                     nanos[b] = t[0];
                     sigNanos[b] = t[1];
                     writes += (long) size * WRITES_PER_TX;
@@ -155,7 +161,7 @@ public final class AuditBenchmark {
      * @return {total nanos, of which signature checks}
      */
     private static long[] audit(Ledger shard, Ledger auditor, List<SignedTransaction> txs, long ts,
-                                Set<Bytes> registered) {
+                                Set<Bytes> registered, RecentTxIds recent) {
         Block theirs = shard.append(List.of(BlockSequencer.spec(ts, txs))).get(0);
         byte[] record = theirs.encode();
         List<byte[]> wire = txs.stream().map(SignedTransaction::record).toList();
@@ -165,7 +171,7 @@ public final class AuditBenchmark {
         for (byte[] w : wire) {
             received.add(SignedTransaction.decode(w));
         }
-        BlockAudit.Outcome out = BlockAudit.replay(auditor, 0, decoded, received, registered::contains);
+        BlockAudit.Outcome out = BlockAudit.replay(auditor, 0, decoded, received, registered::contains, recent);
         if (!out.ok() || !auditor.digest().equals(shard.digest())) {
             throw new IllegalStateException("the auditor disagrees with an honest ledger: " + out);
         }

@@ -345,12 +345,7 @@ public final class LedgerCli {
         return 0;
     }
 
-    /**
-     * An auditor's violation, checked with nothing but the file: every signed head in it must verify (under
-     * {@code --server-key} if given). Two valid heads of one shard, under one key, for one block with two roots prove
-     * a fork. Block evidence (a block the shard served) is re-checked for what it claims: a transaction whose
-     * signature fails, and the transactions record and block record that carry it.
-     */
+    /** An auditor's violation, checked with nothing but the file ({@link EvidenceCheck}). */
     private int evidence(List<String> a) {
         Bytes pinned = opts.containsKey("--server-key") ? hexKey(opts.get("--server-key")) : null;
         com.fasterxml.jackson.databind.JsonNode root;
@@ -360,114 +355,20 @@ public final class LedgerCli {
             err.println("error: cannot read " + a.get(1) + ": " + e.getMessage());
             return 1;
         }
-        com.fasterxml.jackson.databind.JsonNode ev = root.has("evidence") ? root.get("evidence") : root;
-        String kind = root.path("kind").asText("?");
-        List<String> findings = new ArrayList<>();
-        Map<String, SignedHead> heads = new LinkedHashMap<>();
-        for (var it = ev.fields(); it.hasNext(); ) {
-            var f = it.next();
-            if (!f.getKey().toLowerCase(java.util.Locale.ROOT).endsWith("signedhead") || !f.getValue().isObject()) {
-                continue;
-            }
-            try {
-                SignedHead h = io.glassledger.api.Wire.signedHead(f.getKey(), JSON.treeToValue(f.getValue(),
-                        io.glassledger.api.Dto.SignedHeadDto.class));
-                h.verify();
-                if (pinned != null) {
-                    h.verify(pinned);
-                }
-                heads.put(f.getKey(), h);
-                findings.add("signed head " + f.getKey() + ": shard " + h.shard() + ", block " + h.digest().blockNo()
-                        + ", root " + h.digest().root().hex() + ", valid signature by " + h.serverKey().hex());
-            } catch (IOException | RuntimeException | VerificationException e) {
-                findings.add("signed head " + f.getKey() + ": NOT valid (" + e.getMessage() + ")");
-            }
-        }
-        String proven = null;
-        List<Map.Entry<String, SignedHead>> hs = new ArrayList<>(heads.entrySet());
-        for (int i = 0; i < hs.size() && proven == null; i++) {
-            for (int j = i + 1; j < hs.size() && proven == null; j++) {
-                SignedHead x = hs.get(i).getValue();
-                SignedHead y = hs.get(j).getValue();
-                if (x.shard() == y.shard() && x.serverKey().equals(y.serverKey())
-                        && x.digest().blockNo() == y.digest().blockNo() && !x.digest().equals(y.digest())) {
-                    proven = "FORK PROVEN: shard " + x.shard() + "'s key " + x.serverKey().hex() + " signed two roots "
-                            + "for block " + x.digest().blockNo() + ": " + x.digest().root().hex() + " ("
-                            + hs.get(i).getKey() + ") and " + y.digest().root().hex() + " (" + hs.get(j).getKey() + ")";
-                }
-            }
-        }
-        if (ev.has("shardBlock")) {
-            String unsigned = checkBlock(ev.get("shardBlock"), heads.get("shardSignedHead"), findings);
-            if (proven == null) {
-                proven = unsigned;
-            }
-        }
+        EvidenceCheck.Result r = EvidenceCheck.check(root, pinned, JSON);
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("kind", kind);
-            m.put("proven", proven != null);
-            m.put("conclusion", proven);
-            m.put("findings", findings);
+            m.put("kind", r.kind());
+            m.put("proven", r.proven() != null);
+            m.put("conclusion", r.proven());
+            m.put("findings", r.findings());
             printJson(m);
         } else {
-            out.println("violation " + kind + ": " + root.path("detail").asText(""));
-            findings.forEach(f -> out.println("  " + f));
-            out.println(proven != null ? proven : "not proven by this file alone (no two signed heads of one block "
-                    + "with different roots)");
+            out.println("violation " + r.kind() + ": " + r.detail());
+            r.findings().forEach(f -> out.println("  " + f));
+            out.println(r.proven() != null ? r.proven() : "not proven by this file alone");
         }
-        return proven != null ? 0 : 1;
-    }
-
-    /**
-     * What a block the shard served shows: its hashes, whether its digest (from the record and the upper root) is
-     * the one the shard signed for it, whether the transactions are the ones the record commits to, and any whose
-     * signature fails. Returns the proof of an unsigned write when all of that holds, else null.
-     */
-    private static String checkBlock(com.fasterxml.jackson.databind.JsonNode b, SignedHead signed, List<String> out) {
-        try {
-            long n = b.path("number").asLong();
-            io.glassledger.core.ledger.Block block = io.glassledger.core.ledger.Block.decode(n,
-                    Base64.getDecoder().decode(b.path("record").asText()));
-            out.add("block " + n + ": record hashes to " + block.hash().hex()
-                    + (block.hash().hex().equals(b.path("hash").asText()) ? " (as the shard said)" : " (the shard said "
-                    + b.path("hash").asText() + ")"));
-            List<io.glassledger.core.txn.SignedTransaction> txs = new ArrayList<>();
-            for (var t : b.path("transactions")) {
-                txs.add(io.glassledger.core.txn.SignedTransaction.decode(Bytes.wrap(Base64.getDecoder()
-                        .decode(t.asText()))));
-            }
-            Bytes meta = block.meta().get(io.glassledger.core.ledger.Ledger.TXS_META);
-            var spec = io.glassledger.core.txn.BlockSequencer.spec(block.timestamp(), txs);
-            boolean bound = meta != null && meta.equals(Bytes.wrap(io.glassledger.core.hash.Hashing.transactions(
-                    spec.transactions().toByteArray()).toByteArray()));
-            out.add("its " + txs.size() + " signed transactions " + (bound ? "are" : "are NOT")
-                    + " the ones the block record commits to (meta txs)");
-            boolean signedBlock = false;
-            if (signed != null && b.hasNonNull("upperRoot")) {
-                io.glassledger.core.hash.Hash root = io.glassledger.core.hash.Hashing.digest(n, block.lowerRoot(),
-                        io.glassledger.core.hash.Hash.fromHex(b.path("upperRoot").asText()), block.bodyHash());
-                signedBlock = signed.digest().blockNo() == n && signed.digest().root().equals(root);
-                out.add("the block's digest " + (signedBlock ? "IS" : "is not") + " the one the shard signed for block "
-                        + signed.digest().blockNo());
-            }
-            String unsigned = null;
-            for (var stx : txs) {
-                if (!stx.signatureValid()) {
-                    out.add("transaction " + stx.txId().hex() + " does NOT carry a valid signature by "
-                            + stx.tx().clientKey().hex());
-                    if (signedBlock && bound && unsigned == null) {
-                        unsigned = "UNSIGNED WRITE PROVEN: shard " + signed.shard() + "'s key "
-                                + signed.serverKey().hex() + " signed block " + n + ", which commits to transaction "
-                                + stx.txId().hex() + " whose client signature does not verify";
-                    }
-                }
-            }
-            return unsigned;
-        } catch (RuntimeException e) {
-            out.add("the block does not decode: " + e.getMessage());
-            return null;
-        }
+        return r.proven() != null ? 0 : 1;
     }
 
     private int failed(String why) {

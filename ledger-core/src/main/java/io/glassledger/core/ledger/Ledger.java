@@ -39,7 +39,7 @@ import java.util.TreeSet;
  * start. The caller owns the store and closes it.
  */
 public final class Ledger {
-    public static final String FORMAT = "glassledger/1";
+    public static final String FORMAT = "glassledger/2";
     public static final long DEFAULT_CACHE_BYTES = 512L << 20;
     /** Block meta key binding the block's signed-transaction record: H(0x40 || record). */
     public static final String TXS_META = "txs";

@@ -92,6 +92,18 @@ public final class ProofVerifier {
         }
     }
 
+    /**
+     * Every claim holds in the state at block {@code blockNo}; returns, per claim, the entry proven there (null for a
+     * key with no entry), whose version and tombstone flag the caller may then compare (an auditor's evidence of a
+     * stale read does).
+     */
+    public static io.glassledger.core.postree.Entry[] verifiedEntries(Digest trusted, long blockNo,
+                                                                    List<KeyClaim> claims, KeysProof proof)
+            throws VerificationException {
+        requireBlock(blockNo, proof);
+        return proof.verify(trusted, claims);
+    }
+
     /** The ledger at {@code older} is a prefix of the ledger at {@code newer}, a later block. */
     public static void verifyAppendOnly(Digest older, Digest newer, AppendOnlyProof proof)
             throws VerificationException {

@@ -12,10 +12,18 @@ import java.util.Map;
 /**
  * Deterministic block formation (FORMAT.md §15.2): a pure function of the log. Committed transactions, in log
  * order, fill the blocks of the open epoch; a seal closes the epoch. A transaction goes to the lowest block of the
- * epoch that is above every block holding a version of a key it writes, and not below the block holding the
- * version of any key it read. So a block holds at most one version of each key, versions of a key go to increasing
- * blocks in commit order, and every block's state includes everything its transactions read from. A replica or an
- * auditor replaying the same log forms the same blocks.
+ * epoch that is
+ * <ul>
+ *   <li>above every block holding a version of a key it writes (write-write),</li>
+ *   <li>not below the block holding the version of any key it read (write-read), and</li>
+ *   <li>not below the block of any earlier transaction of the epoch that read a key it writes (read-write: that
+ *       reader saw the version this transaction overwrites, so it precedes it in every serial order).</li>
+ * </ul>
+ * Every transaction's predecessors in the log's dependency graph are therefore in its block or below, and within a
+ * block in log order before it: the transactions of blocks ≤ b are closed under those dependencies, and replaying
+ * the blocks in order (each block's transactions in log order) reproduces every read. So every block's state is
+ * that of a prefix of one serial order. A block holds at most one version of each key, and versions of a key go to
+ * increasing blocks in commit order. A replica or an auditor replaying the same log forms the same blocks.
  *
  * <p>Not thread-safe.
  */
@@ -68,7 +76,10 @@ public final class BlockSequencer {
 
     private long epochBase;
     private final boolean batching;
+    /** Per key written in the open epoch: one above the block of its latest version (relative to the epoch). */
     private final Map<Bytes, Integer> nextFree = new HashMap<>();
+    /** Per key read in the open epoch: the highest block (relative) of a transaction that read it. */
+    private final Map<Bytes, Integer> readFloor = new HashMap<>();
     private final List<List<SignedTransaction>> blocks = new ArrayList<>();
 
     /** @param epochBase the number of the first block the open epoch will form */
@@ -106,9 +117,16 @@ public final class BlockSequencer {
             if (nf != null) {
                 j = Math.max(j, nf);
             }
+            Integer rf = readFloor.get(m.key());
+            if (rf != null) {
+                j = Math.max(j, rf);
+            }
         }
         for (Mutation m : tx.writes()) {
             nextFree.put(m.key(), j + 1);
+        }
+        for (Transaction.Read r : tx.reads()) {
+            readFloor.merge(r.key(), j, Math::max);
         }
         while (blocks.size() <= j) {
             blocks.add(new ArrayList<>());
@@ -130,6 +148,7 @@ public final class BlockSequencer {
         epochBase += blocks.size();
         blocks.clear();
         nextFree.clear();
+        readFloor.clear();
         return e;
     }
 

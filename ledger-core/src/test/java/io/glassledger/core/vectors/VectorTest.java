@@ -221,7 +221,7 @@ class VectorTest {
                 assertEquals(b.get("upperRoot").asText(), upper.hex(), name + " block " + n);
                 assertEquals(b.get("digest").asText(), Hashing.digest(n, block.lowerRoot(), upper, block.bodyHash()).hex());
                 if (n == 0) {
-                    assertEquals("glassledger/1", block.meta().get("format").utf8String());
+                    assertEquals("glassledger/2", block.meta().get("format").utf8String());
                     assertEquals("SHA-256", block.meta().get("hash").utf8String());
                     assertEquals(params(l.get("params")), TreeParams.decode(block.meta().get("tree").toByteArray()));
                 }
