@@ -23,8 +23,10 @@ import java.util.List;
 /**
  * Writes the fuzz targets' seed corpora (a few valid encodings of each kind, from real objects) under each module's
  * src/test/resources. Run by hand when a format changes, from the repository root:
- * {@code ./mvnw -q -pl ledger-core test-compile exec:java -Dexec.classpathScope=test
- * -Dexec.mainClass=io.glassledger.core.txn.FuzzSeeds}. Deterministic: fixed keys, seeds and timestamps.
+ * {@code ./mvnw -q -pl ledger-core test-compile org.codehaus.mojo:exec-maven-plugin:3.5.0:java
+ * -Dexec.classpathScope=test -Dexec.mainClass=io.glassledger.core.txn.FuzzSeeds}. Deterministic: fixed keys,
+ * transaction ids, signing key and timestamps. The {@code regression-*} inputs beside the seeds are past findings,
+ * written by hand or kept from Jazzer, and are not regenerated.
  */
 public final class FuzzSeeds {
     private FuzzSeeds() {
