@@ -11,7 +11,6 @@ import io.glassledger.core.proof.ProofVerifier;
 import io.glassledger.core.proof.SignedHead;
 import io.glassledger.core.proof.VerificationException;
 import io.glassledger.core.proof.Version;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -125,7 +124,7 @@ final class Proofs {
         return api.post("/v1/history", new Dto.HistoryRequest(Wire.b64(key), n), Dto.HistoryResponse.class)
                 .thenCompose(dto -> {
                     Digest d;
-                    List<Version> versions = new ArrayList<>();
+                    List<Version> versions;
                     byte[] proof;
                     try {
                         if (dto == null || !key.equals(Wire.requiredBytes("key", dto.key()))
@@ -133,9 +132,7 @@ final class Proofs {
                             throw new Wire.BadWireException("key", "another key, or no versions");
                         }
                         d = Wire.digest("digest", dto.digest());
-                        for (Dto.VersionDto v : dto.versions()) {
-                            versions.add(new Version(Wire.bytes("versions.value", v.value()), v.block()));
-                        }
+                        versions = Dtos.versions("versions", dto.versions());
                         proof = Dtos.base64("proof", dto.proof());
                     } catch (Wire.BadWireException e) {
                         throw GlassLedgerException.badResponse("/v1/history: " + e.getMessage(), e);

@@ -83,8 +83,9 @@ public record TrustedState(Bytes serverKey, int shard, Digest digest, SignedHead
         } catch (IOException e) {
             throw new IllegalStateException("state file is not valid JSON: " + e.getMessage(), e);
         }
-        if (!FORMAT.equals(f.format())) {
-            throw new IllegalStateException("state file format is " + f.format() + ", expected " + FORMAT);
+        if (f == null || !FORMAT.equals(f.format())) {
+            throw new IllegalStateException("state file format is " + (f == null ? "null" : f.format())
+                    + ", expected " + FORMAT);
         }
         try {
             Bytes key = Wire.hex("serverKey", f.serverKey(), Ed25519.PUBLIC_KEY_BYTES);

@@ -126,13 +126,14 @@ public final class Txn {
         });
     }
 
-    private static PromiseVerifier.Read single(Dto.ValuesResponse resp, Bytes k) {
+    /** The one item of a {@code /v1/get} answer about {@code k}; a malformed answer is {@code bad_response}. */
+    static PromiseVerifier.Read single(Dto.ValuesResponse resp, Bytes k) {
         try {
             if (resp == null || resp.items() == null || resp.items().size() != 1) {
                 throw new Wire.BadWireException("items", "expected one item");
             }
             Dto.ValueDto item = resp.items().get(0);
-            if (!k.equals(Wire.requiredBytes("items.key", item.key())) || item.version() < 0) {
+            if (item == null || !k.equals(Wire.requiredBytes("items.key", item.key())) || item.version() < 0) {
                 throw new Wire.BadWireException("items", "another key, or a negative version");
             }
             return new PromiseVerifier.Read(k, Wire.bytes("items.value", item.value()), item.version());

@@ -78,6 +78,21 @@ public final class ByteReader {
         return (int) v;
     }
 
+    /**
+     * A count of items that follow, each at least {@code minItemBytes} long: at most {@code max}, and refused before
+     * anything is allocated when the bytes left cannot hold that many items. Decoders size their collections by the
+     * value returned, so an allocation is bounded by the input's length, never by a declared count alone.
+     */
+    public int count(int max, int minItemBytes) {
+        int at = pos;
+        int n = varint(max);
+        if ((long) n * minItemBytes > end - pos) {
+            throw new MalformedException("count " + n + " at offset " + at + " needs at least " + (long) n * minItemBytes
+                    + " bytes, " + (end - pos) + " remain");
+        }
+        return n;
+    }
+
     public Hash hash() {
         need(Hash.LENGTH);
         Hash h = Hash.of(buf, pos);

@@ -77,16 +77,22 @@ public record Block(long number, long timestamp, Hash lowerRoot, List<Bytes> txI
             throw new MalformedException("unknown block body version");
         }
         long ts = r.u64();
-        int n = r.varint(1 << 24);
+        if (ts < 0) {
+            throw new MalformedException("block timestamp out of range");
+        }
+        int n = r.count(1 << 24, 1);
         java.util.ArrayList<Bytes> ids = new java.util.ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             ids.add(r.lengthPrefixed(MAX_TX_ID_BYTES));
         }
-        int m = r.varint(1 << 16);
+        int m = r.count(1 << 16, 3);
         TreeMap<String, Bytes> meta = new TreeMap<>();
         String last = null;
         for (int i = 0; i < m; i++) {
             byte[] kb = r.lengthPrefixed(1024).unsafeArray();
+            if (kb.length == 0) {
+                throw new MalformedException("empty block meta key");
+            }
             for (byte c : kb) {
                 if (c < 0x21 || c > 0x7e) {
                     throw new MalformedException("block meta key is not printable ASCII");

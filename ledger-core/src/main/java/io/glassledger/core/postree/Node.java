@@ -385,7 +385,8 @@ public abstract sealed class Node permits LeafNode, IndexNode {
         if (level == DELTA_TAG) {
             throw new MalformedException("a delta record is not a node encoding");
         }
-        int count = r.varint(1 << 20);
+        // Smallest item: an entry of a 1-byte key, no value, 1-byte version (36 bytes), or a child (33 bytes).
+        int count = r.count(1 << 20, level == 0 ? 36 : 1 + Hash.LENGTH);
         if (count == 0) {
             throw new MalformedException("empty node");
         }

@@ -62,7 +62,7 @@ public record AppendOnlyProof(long b1, long b2, Hash upperRoot1, Hash lowerRoot1
     }
 
     private static List<Hash> readPath(ByteReader r) {
-        int n = r.varint(MAX_PATH);
+        int n = r.count(MAX_PATH, Hash.LENGTH);
         List<Hash> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             out.add(r.hash());

@@ -37,7 +37,7 @@ public record HistoryProof(KeysProof head, List<LowerProof> older) {
             throw new MalformedException("not a history proof");
         }
         KeysProof head = KeysProof.decode(r);
-        int n = r.varint(1 << 16);
+        int n = r.count(1 << 16, 1);
         List<LowerProof> older = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             older.add(LowerProof.decode(r));

@@ -96,7 +96,7 @@ public record KeysProof(long blockNo, Anchor anchor, LowerProof lower) {
             anchor = new AtDigest(r.hash());
         } else if (form == 1) {
             Hash body = r.hash();
-            int n = r.varint(MAX_PATH);
+            int n = r.count(MAX_PATH, Hash.LENGTH);
             List<Hash> path = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 path.add(r.hash());

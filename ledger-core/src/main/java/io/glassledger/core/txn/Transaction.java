@@ -139,12 +139,12 @@ public record Transaction(Bytes txId, Bytes clientKey, int shard, List<Integer> 
         Bytes id = r.bytes(TX_ID_BYTES);
         Bytes client = r.bytes(Ed25519.PUBLIC_KEY_BYTES);
         int shard = r.varint(Integer.MAX_VALUE);
-        int np = r.varint(MAX_PARTICIPANTS);
+        int np = r.count(MAX_PARTICIPANTS, 1);
         List<Integer> parts = new ArrayList<>(np);
         for (int i = 0; i < np; i++) {
             parts.add(r.varint(Integer.MAX_VALUE));
         }
-        int nr = r.varint(MAX_OPS);
+        int nr = r.count(MAX_OPS, 2);
         List<Read> reads = new ArrayList<>(nr);
         for (int i = 0; i < nr; i++) {
             Bytes k = r.lengthPrefixed(Entry.MAX_KEY_BYTES);
@@ -154,7 +154,7 @@ public record Transaction(Bytes txId, Bytes clientKey, int shard, List<Integer> 
             }
             reads.add(newRead(k, v));
         }
-        int nw = r.varint(MAX_OPS);
+        int nw = r.count(MAX_OPS, 2);
         List<Mutation> writes = new ArrayList<>(nw);
         for (int i = 0; i < nw; i++) {
             Bytes k = r.lengthPrefixed(Entry.MAX_KEY_BYTES);

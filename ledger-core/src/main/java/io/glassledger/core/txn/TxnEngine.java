@@ -1088,7 +1088,7 @@ public final class TxnEngine implements AutoCloseable {
     /** Decodes a block's signed-transaction record (FORMAT.md §14.3). */
     public static List<SignedTransaction> decodeTransactions(Bytes record) {
         ByteReader r = new ByteReader(record.unsafeArray());
-        int n = r.varint(1 << 24);
+        int n = r.count(1 << 24, 1);
         List<SignedTransaction> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             out.add(SignedTransaction.decode(r.lengthPrefixed(SignedTransaction.MAX_RECORD_BYTES)));
