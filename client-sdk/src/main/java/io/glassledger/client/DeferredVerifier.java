@@ -29,7 +29,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * error (the server refuses the request itself) is retried a few times, then fails the promises with it: not
  * verified, not a violation either.
  *
- * <p>Promises are kept, not re-queued forever. Each has a deadline (acknowledgement +
+ * <p>Promises are kept, not re-queued forever. A server that answers {@code unknown_block} denies a block it promised
+ * (or served reads from): {@code BROKEN_PROMISE} at once, after re-asking promise by promise to pin it on the right
+ * one. Each has a deadline (acknowledgement +
  * {@link ClientConfig#promiseDeadline}); a promise whose block the server still answers {@code PENDING} for past it,
  * or answers with an error other than no answer at all ({@code transport}), fails with {@code BROKEN_PROMISE}
  * carrying the signed heads seen. {@code PENDING} for a block at or below a signed head the client held when it asked
@@ -82,6 +84,8 @@ final class DeferredVerifier implements AutoCloseable {
         int pendings;
         int errors;
         int refusals;
+        // Checked in a round of its own: the server denied a block of a round it was in, and the round must say whose.
+        boolean alone;
 
         Entry(CommitPromise promise, long seq, long due, long deadline) {
             this.promise = promise;
@@ -261,7 +265,8 @@ final class DeferredVerifier implements AutoCloseable {
                     while ((head = queue.peek()) != null && head.due - now <= 0) {
                         long b = ProofBatchPlanner.requestBytes(head.promise);
                         long k = ProofBatchPlanner.keyCount(head.promise);
-                        if (!out.isEmpty() && (bytes + b > MAX_ROUND_BYTES || keys + k > roundKeyBudget)) {
+                        if (!out.isEmpty() && (bytes + b > MAX_ROUND_BYTES || keys + k > roundKeyBudget
+                                || head.alone || out.get(0).alone)) {
                             break;
                         }
                         out.add(queue.poll());
@@ -320,6 +325,19 @@ final class DeferredVerifier implements AutoCloseable {
                         .trust(base).txIds(entries.keySet().stream().map(CommitPromise::txId).toList()).cause(e)
                         .build();
                 entries.values().forEach(en -> fail(en, v));
+                return;
+            }
+            if ("unknown_block".equals(e.code())) {
+                // A shard never denies a block it promised, nor one it served reads from: whose promise is it?
+                if (entries.size() == 1) {
+                    Entry en = entries.values().iterator().next();
+                    fail(en, broken(en.promise, base, "the server denies a block of the promise: " + e.detail(), e));
+                } else {
+                    entries.values().forEach(en -> {
+                        en.alone = true;
+                        requeue(en, 0);
+                    });
+                }
                 return;
             }
             if ("too_large".equals(e.code()) && roundKeyBudget > 1) {

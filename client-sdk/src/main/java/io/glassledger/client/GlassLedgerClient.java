@@ -278,7 +278,11 @@ public final class GlassLedgerClient implements AutoCloseable {
 
     // ------------------------------------------------------------------ verified reads
 
-    /** The current value of {@code key} (null: none), proven at the latest persisted block. */
+    /**
+     * The current value of {@code key} (null: none), proven in the state of the latest persisted block: the block of
+     * the very digest the proof leads to, which is not older than anything this client trusted when it asked. An
+     * answer from an older block is {@link IntegrityViolation.Kind#STALE_READ}.
+     */
     public byte[] get(byte[] key) {
         return Violations.join(getAsync(key));
     }

@@ -7,7 +7,6 @@ import io.glassledger.client.ClientConfig;
 import io.glassledger.client.GlassLedgerClient;
 import io.glassledger.client.TrustedState;
 import io.glassledger.client.cli.LedgerCli;
-import io.glassledger.core.crypto.SigningKey;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -55,6 +54,7 @@ class CliSharedStateForkTest {
 
     @BeforeEach
     void forkedServers() throws Exception {
+        keyFile = dir.resolve("cli").resolve("client.key");
         a = keep(new TestServer(dir.resolve("a")));
         try (GlassLedgerClient setup = client(a, "setup.json")) {
             setup.runTransaction(t -> t.put("shared", "1"));
@@ -64,7 +64,6 @@ class CliSharedStateForkTest {
         a.start();
         b = keep(new TestServer(dir.resolve("b")));
         state = dir.resolve("cli").resolve("state.json");
-        keyFile = dir.resolve("cli").resolve("client.key");
         // Both processes start from the common history.
         Process first = cli(a.url(), "get", "shared");
         assertTrue(first.waitFor(60, TimeUnit.SECONDS));
@@ -73,7 +72,7 @@ class CliSharedStateForkTest {
 
     GlassLedgerClient client(TestServer s, String stateName) {
         return GlassLedgerClient.connect(ClientConfig.builder().url(s.url()).apiKey(s.apiKey("default"))
-                .pinnedCertSha256(s.fingerprint()).signingKey(SigningKey.generate())
+                .pinnedCertSha256(s.fingerprint()).keyFile(keyFile)  // an API key binds one Ed25519 key
                 .stateFile(dir.resolve(stateName)).verifyDelay(Duration.ZERO).build());
     }
 

@@ -19,6 +19,7 @@ import io.glassledger.client.GlassLedgerException;
 import io.glassledger.client.IntegrityViolation;
 import io.glassledger.client.Txn;
 import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.txn.SignedTransaction;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -113,6 +114,38 @@ class SdkPromiseKeepingTest {
         assertTrue(violations.contains(v), "the handler heard of it");
         proxy.tellTheTruth();
         assertNull(victim.get("dropped"), "the server never had it");
+    }
+
+    @Test
+    void aPromisedBlockTheServerDenies_isABrokenPromiseAtOnce_andOnlyThatPromisesIs() throws Exception {
+        TestServer s = keep(new TestServer(dir.resolve("a")));
+        String apiKey = s.apiKey("default");
+        LyingProxy proxy = keep(new LyingProxy(s.dataDir.resolve("tls"), s.url()));
+        GlassLedgerClient victim = client(s, proxy.url(), "victim.json", b -> b.verifyDelay(Duration.ofMillis(300))
+                .persistInterval(Duration.ofSeconds(1)).promiseDeadlineIntervals(600));
+        Dto.SignedHeadDto head = json.readValue(proxy.upstreamGet("/v1/head", apiKey), Dto.SignedHeadDto.class);
+        long promised = head.block() + 1000;  // the shard will answer unknown_block: it never promised that block
+        proxy.intercept = (path, req) -> {
+            if (path.equals("/v1/tx/commit")) {
+                Dto.CommitRequest c = json.readValue(req, Dto.CommitRequest.class);
+                SignedTransaction tx = SignedTransaction.decode(Base64.getDecoder().decode(c.record()));
+                if (tx.tx().writes().get(0).key().equals(Bytes.utf8("dropped"))) {
+                    return json.writeValueAsString(new Dto.PromiseDto(tx.txId().hex(), 0, promised,
+                            new Dto.DigestDto(head.block(), head.hash())));
+                }
+            }
+            return null;
+        };
+        CommitPromise dropped = victim.runTransaction(t -> t.put("dropped", "1")).promise();
+        CommitPromise kept = victim.runTransaction(t -> t.put("kept", "2")).promise();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> dropped.verification().isDone());
+        ExecutionException e = assertThrows(ExecutionException.class, () -> dropped.verification().get());
+        IntegrityViolation v = assertInstanceOf(IntegrityViolation.class, e.getCause());
+        assertEquals(IntegrityViolation.Kind.BROKEN_PROMISE, v.kind(), v.getMessage());
+        assertEquals(List.of(dropped.txId()), v.evidence().txIds());
+        assertEquals(kept.block(), kept.verification().get(30, TimeUnit.SECONDS).block(), "the kept one verifies");
+        assertEquals(List.of(v), violations);
     }
 
     @Test
