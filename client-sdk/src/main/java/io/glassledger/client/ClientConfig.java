@@ -19,7 +19,7 @@ public final class ClientConfig {
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_MAX_RETRIES = 8;
     /** Persist intervals after the verify delay by which a promised block must be provable (see {@link #promiseDeadline}). */
-    public static final int DEFAULT_PROMISE_DEADLINE_INTERVALS = 100;
+    public static final int DEFAULT_PROMISE_DEADLINE_INTERVALS = 300;
     /** The persist interval assumed when neither the configuration nor the server states one. */
     public static final Duration DEFAULT_PERSIST_INTERVAL = Duration.ofSeconds(1);
     /** The longest persist interval a server may state: a server cannot put a broken promise off further than this. */
