@@ -23,18 +23,23 @@ final class Api {
     record Problem(String type, String title, Integer status, String detail, String code, Boolean retryable) {
     }
 
+    /** The code of a response refused for its size (the same code the server gives a proof answer it will not build). */
+    static final String RESPONSE_TOO_LARGE = "response_too_large";
+
     private final HttpClient http;
     private final ExecutorService executor;
     private final String base;
     private final String authorization;
     private final Duration timeout;
+    private final long maxResponseBytes;
     private volatile String mapVersion;
 
     /**
      * @param apiKey null: no Authorization header (auditors get no API key of ours)
-     * @param ssl    null: the JDK's default trust
+     * @param ssl              null: the JDK's default trust
+     * @param maxResponseBytes the largest response body read; a longer one fails with {@code response_too_large}
      */
-    Api(URI base, String apiKey, SSLContext ssl, Duration timeout) {
+    Api(URI base, String apiKey, SSLContext ssl, Duration timeout, long maxResponseBytes) {
         AtomicInteger n = new AtomicInteger();
         this.executor = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "glassledger-http-" + n.incrementAndGet());
@@ -52,6 +57,7 @@ final class Api {
         this.base = base.toString().replaceAll("/+$", "");
         this.authorization = apiKey == null ? null : "Bearer " + apiKey;
         this.timeout = timeout;
+        this.maxResponseBytes = maxResponseBytes;
     }
 
     String base() {
@@ -93,13 +99,20 @@ final class Api {
     private <T> CompletableFuture<T> send(HttpRequest r, Class<T> type) {
         CompletableFuture<HttpResponse<byte[]>> f;
         try {
-            f = http.sendAsync(r, HttpResponse.BodyHandlers.ofByteArray());
+            f = http.sendAsync(r, info -> new CappedBody(maxResponseBytes,
+                    info.headers().firstValueAsLong("Content-Length").orElse(-1)));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(GlassLedgerException.transport(r.uri() + ": " + e, e));
         }
         return f.handle((resp, err) -> {
             if (err != null) {
                 Throwable c = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+                for (Throwable t = c; t != null; t = t.getCause()) {
+                    if (t instanceof CappedBody.TooLarge) {
+                        throw new GlassLedgerException(RESPONSE_TOO_LARGE, 0, false, r.method() + " "
+                                + r.uri().getPath() + ": " + t.getMessage());
+                    }
+                }
                 throw GlassLedgerException.transport(r.method() + " " + r.uri().getPath() + ": " + c, c);
             }
             return decode(r, resp, type);

@@ -35,6 +35,8 @@ final class BatchChecker {
         IntegrityViolation violation;
         GlassLedgerException error;
         boolean pending;
+        /** The newest block the server answered PENDING for, or -1. */
+        long pendingBlock = -1;
         Digest digest;
         int writes;
         int reads;
@@ -109,7 +111,11 @@ final class BatchChecker {
     private void checkItem(SignedHead head, ProofBatchPlanner.Item item, Dto.KeysProofDto dto,
                            Map<Long, Dto.AppendOnlyProofDto> aoByTo, Set<CommitPromise> users) {
         if (dto != null && "PENDING".equals(dto.status())) {
-            users.forEach(p -> results.get(p).pending = true);
+            users.forEach(p -> {
+                Result r = results.get(p);
+                r.pending = true;
+                r.pendingBlock = Math.max(r.pendingBlock, item.block());
+            });
             return;
         }
         Digest d;

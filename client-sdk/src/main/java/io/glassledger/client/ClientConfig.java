@@ -18,6 +18,16 @@ public final class ClientConfig {
     public static final Duration MAX_PROOF_WAIT = Duration.ofSeconds(10);
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_MAX_RETRIES = 8;
+    /** Persist intervals after the verify delay by which a promised block must be provable (see {@link #promiseDeadline}). */
+    public static final int DEFAULT_PROMISE_DEADLINE_INTERVALS = 300;
+    /** The persist interval assumed when neither the configuration nor the server states one. */
+    public static final Duration DEFAULT_PERSIST_INTERVAL = Duration.ofSeconds(1);
+    /** The longest persist interval a server may state: a server cannot put a broken promise off further than this. */
+    public static final Duration MAX_PERSIST_INTERVAL = Duration.ofSeconds(10);
+    /** Promises waiting for their check, per shard, beyond which {@code commit} is refused with {@code verifier_backlog}. */
+    public static final int DEFAULT_MAX_UNVERIFIED_PROMISES = 65_536;
+    /** The largest response body the client reads (docs/API.md, Limits: the server's own limits are far below it). */
+    public static final long DEFAULT_MAX_RESPONSE_BYTES = 64L << 20;
     private static final System.Logger LOG = System.getLogger(GlassLedgerClient.class.getName());
 
     private final List<URI> shards;
@@ -35,6 +45,10 @@ public final class ClientConfig {
     private final Duration auditInterval;
     private final Consumer<IntegrityViolation> violationHandler;
     private final int maxRetries;
+    private final int promiseDeadlineIntervals;
+    private final Duration persistInterval;
+    private final int maxUnverifiedPromises;
+    private final long maxResponseBytes;
 
     private ClientConfig(Builder b) {
         if (b.shards == null || b.shards.isEmpty()) {
@@ -88,6 +102,23 @@ public final class ClientConfig {
             throw new IllegalArgumentException("maxRetries must be non-negative");
         }
         maxRetries = b.maxRetries;
+        if (b.promiseDeadlineIntervals < 1) {
+            throw new IllegalArgumentException("promiseDeadlineIntervals must be at least 1");
+        }
+        promiseDeadlineIntervals = b.promiseDeadlineIntervals;
+        if (b.persistInterval != null && (b.persistInterval.isNegative() || b.persistInterval.isZero()
+                || b.persistInterval.compareTo(MAX_PERSIST_INTERVAL) > 0)) {
+            throw new IllegalArgumentException("persistInterval must be positive and at most " + MAX_PERSIST_INTERVAL);
+        }
+        persistInterval = b.persistInterval;
+        if (b.maxUnverifiedPromises < 1) {
+            throw new IllegalArgumentException("maxUnverifiedPromises must be at least 1");
+        }
+        maxUnverifiedPromises = b.maxUnverifiedPromises;
+        if (b.maxResponseBytes < 1024) {
+            throw new IllegalArgumentException("maxResponseBytes must be at least 1024");
+        }
+        maxResponseBytes = b.maxResponseBytes;
     }
 
     public static Builder builder() {
@@ -196,6 +227,51 @@ public final class ClientConfig {
         return maxRetries;
     }
 
+    /**
+     * How many persist intervals after its verify delay a promise may stay unprovable: past acknowledgement +
+     * {@link #verifyDelay()} + this many persist intervals ({@link #persistInterval(Duration)}), a promise the
+     * server still answers {@code PENDING} for fails with {@link IntegrityViolation.Kind#BROKEN_PROMISE}.
+     */
+    public int promiseDeadlineIntervals() {
+        return promiseDeadlineIntervals;
+    }
+
+    /**
+     * The persist interval the promise deadline counts in; null (the default): the one the server states in
+     * {@code /v1/info} ({@code persistIntervalMillis}, at most {@link #MAX_PERSIST_INTERVAL}), or
+     * {@link #DEFAULT_PERSIST_INTERVAL} if it states none.
+     */
+    public Duration persistInterval() {
+        return persistInterval;
+    }
+
+    /** The deadline of a promise, counted from its acknowledgement, given the persist interval in force. */
+    public Duration promiseDeadline(Duration serverPersistInterval) {
+        Duration interval = persistInterval != null ? persistInterval
+                : serverPersistInterval == null || serverPersistInterval.isNegative() || serverPersistInterval.isZero()
+                ? DEFAULT_PERSIST_INTERVAL
+                : serverPersistInterval.compareTo(MAX_PERSIST_INTERVAL) > 0 ? MAX_PERSIST_INTERVAL
+                : serverPersistInterval;
+        return verifyDelay.plus(interval.multipliedBy(promiseDeadlineIntervals));
+    }
+
+    /**
+     * Promises of one shard acknowledged and not yet checked, at most. A commit that would exceed it is refused
+     * before anything is sent, with the retryable {@code verifier_backlog} ({@link GlassLedgerClient#runTransaction}
+     * retries it with backoff): the verifier pushes back rather than holding unchecked promises without bound.
+     */
+    public int maxUnverifiedPromises() {
+        return maxUnverifiedPromises;
+    }
+
+    /**
+     * The largest response body the client reads; a longer one is refused while it arrives (not buffered whole)
+     * with {@code response_too_large}.
+     */
+    public long maxResponseBytes() {
+        return maxResponseBytes;
+    }
+
     @Override
     public String toString() {
         return "ClientConfig[shards=" + shards + ", mapVersion=" + shardMapVersion + ", keyFile=" + keyFile + ", pinned=" + pinnedCertSha256 + ", stateFile="
@@ -221,6 +297,10 @@ public final class ClientConfig {
         private Consumer<IntegrityViolation> violationHandler = v -> LOG.log(System.Logger.Level.ERROR,
                 "integrity violation: " + v.evidence().toMap(), v);
         private int maxRetries = DEFAULT_MAX_RETRIES;
+        private int promiseDeadlineIntervals = DEFAULT_PROMISE_DEADLINE_INTERVALS;
+        private Duration persistInterval;
+        private int maxUnverifiedPromises = DEFAULT_MAX_UNVERIFIED_PROMISES;
+        private long maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
 
         private Builder() {
         }
@@ -341,6 +421,30 @@ public final class ClientConfig {
 
         public Builder maxRetries(int v) {
             maxRetries = v;
+            return this;
+        }
+
+        /** See {@link ClientConfig#promiseDeadlineIntervals()}; at least 1. */
+        public Builder promiseDeadlineIntervals(int v) {
+            promiseDeadlineIntervals = v;
+            return this;
+        }
+
+        /** See {@link ClientConfig#persistInterval()}; null: the server's. */
+        public Builder persistInterval(Duration v) {
+            persistInterval = v;
+            return this;
+        }
+
+        /** See {@link ClientConfig#maxUnverifiedPromises()}; at least 1. */
+        public Builder maxUnverifiedPromises(int v) {
+            maxUnverifiedPromises = v;
+            return this;
+        }
+
+        /** See {@link ClientConfig#maxResponseBytes()}; at least 1024. */
+        public Builder maxResponseBytes(long v) {
+            maxResponseBytes = v;
             return this;
         }
 

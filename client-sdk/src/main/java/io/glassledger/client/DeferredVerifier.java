@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -26,6 +28,22 @@ import java.util.concurrent.locks.ReentrantLock;
  * promises concerned with an {@link IntegrityViolation}, which also goes to the violation handler. A non-retryable
  * error (the server refuses the request itself) is retried a few times, then fails the promises with it: not
  * verified, not a violation either.
+ *
+ * <p>Promises are kept, not re-queued forever. A server that answers {@code unknown_block} denies a block it promised
+ * (or served reads from): {@code BROKEN_PROMISE} at once, after re-asking promise by promise to pin it on the right
+ * one. Each has a deadline (acknowledgement +
+ * {@link ClientConfig#promiseDeadline}); a promise whose block the server still answers {@code PENDING} for past it,
+ * or answers with an error other than no answer at all ({@code transport}), fails with {@code BROKEN_PROMISE}
+ * carrying the signed heads seen. {@code PENDING} for a block at or below a signed head the client held when it asked
+ * is {@code BROKEN_PROMISE} at once: the server signed that block as persisted. A server that does not answer at all
+ * cannot be judged: its promises stay unverified (and hold their place in the queue) until it answers or the client
+ * closes.
+ *
+ * <p>The queue is bounded ({@link ClientConfig#maxUnverifiedPromises}): {@link #reserve} takes a place before a
+ * commit is sent, and a promise gives it back once its check completes, whichever way.
+ *
+ * <p>Time comes from a ticker (nanoseconds, like {@link System#nanoTime}) given at construction, so tests can drive
+ * deadlines; {@link #wake} makes the thread look at the clock again.
  */
 final class DeferredVerifier implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(DeferredVerifier.class.getName());
@@ -40,6 +58,14 @@ final class DeferredVerifier implements AutoCloseable {
     private final int maxKeysPerItem;
     private final Duration proofWait;
     private final Duration requestTimeout;
+    private final long deadlineNanos;
+    private final int capacity;
+    private final LongSupplier ticker;
+    // Places taken: commits in flight (reserved) plus promises queued or in a round. Never above capacity.
+    private final AtomicInteger load = new AtomicInteger();
+    // The verified signed heads the batch answers carried, newest last (a few), for BROKEN_PROMISE evidence.
+    private final java.util.ArrayDeque<SignedHead> headsSeen = new java.util.ArrayDeque<>();
+    private static final int HEADS_KEPT = 4;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final PriorityQueue<Entry> queue = new PriorityQueue<>(
@@ -53,21 +79,33 @@ final class DeferredVerifier implements AutoCloseable {
     private static final class Entry {
         final CommitPromise promise;
         final long seq;
+        final long deadline;
         long due;
         int pendings;
         int errors;
         int refusals;
+        // Checked in a round of its own: the server denied a block of a round it was in, and the round must say whose.
+        boolean alone;
 
-        Entry(CommitPromise promise, long seq, long due) {
+        Entry(CommitPromise promise, long seq, long due, long deadline) {
             this.promise = promise;
             this.seq = seq;
             this.due = due;
+            this.deadline = deadline;
         }
     }
 
+    /**
+     * @param deadline a promise's deadline, counted from its acknowledgement ({@link ClientConfig#promiseDeadline})
+     * @param capacity places in the queue ({@link ClientConfig#maxUnverifiedPromises})
+     * @param ticker   the clock, in nanoseconds
+     */
     DeferredVerifier(Api api, TrustKeeper trust, Violations violations, int maxKeysPerItem, Duration proofWait,
-                     Duration requestTimeout) {
+                     Duration requestTimeout, Duration deadline, int capacity, LongSupplier ticker) {
         this.api = api;
+        this.deadlineNanos = deadline.toNanos();
+        this.capacity = capacity;
+        this.ticker = ticker;
         this.trust = trust;
         this.violations = violations;
         this.maxKeysPerItem = maxKeysPerItem;
@@ -121,14 +159,55 @@ final class DeferredVerifier implements AutoCloseable {
         return (long) b64.length() / 4 * 3 - pad;
     }
 
+    /**
+     * Takes a place for a commit about to be sent; false when the queue is full. The caller gives it back with
+     * {@link #unreserve} once the commit's answer was handled (a promise submitted meanwhile holds a place of its own).
+     */
+    boolean reserve() {
+        while (true) {
+            int n = load.get();
+            if (n >= capacity) {
+                return false;
+            }
+            if (load.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    void unreserve() {
+        load.decrementAndGet();
+    }
+
+    /** The refusal of a commit that found the queue full: retryable, after about one verify delay. */
+    GlassLedgerException backlog(Duration verifyDelay) {
+        return new GlassLedgerException(GlassLedgerException.VERIFIER_BACKLOG, 0, true, capacity
+                + " promises of this shard are waiting for their check; commit again once some are verified",
+                verifyDelay.isZero() ? Duration.ofMillis(100) : verifyDelay, null);
+    }
+
+    /** Queues a promise for checking {@code delay} after now (its acknowledgement); its deadline counts from now. */
     void submit(CommitPromise p, Duration delay) {
+        load.incrementAndGet();
+        p.outcome().whenComplete((o, e) -> load.decrementAndGet());
         lock.lock();
         try {
             if (closed) {
                 p.outcome().completeExceptionally(closedException());
                 return;
             }
-            queue.add(new Entry(p, seq++, p.ackNanos() + delay.toNanos()));
+            long now = ticker.getAsLong();
+            queue.add(new Entry(p, seq++, now + delay.toNanos(), now + deadlineNanos));
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Makes the thread read the clock again (tests that move a ticker). */
+    void wake() {
+        lock.lock();
+        try {
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -174,7 +253,7 @@ final class DeferredVerifier implements AutoCloseable {
                     return null;
                 }
                 Entry head = queue.peek();
-                long now = System.nanoTime();
+                long now = ticker.getAsLong();
                 if (head == null) {
                     changed.await();
                 } else if (head.due - now > 0) {
@@ -186,7 +265,8 @@ final class DeferredVerifier implements AutoCloseable {
                     while ((head = queue.peek()) != null && head.due - now <= 0) {
                         long b = ProofBatchPlanner.requestBytes(head.promise);
                         long k = ProofBatchPlanner.keyCount(head.promise);
-                        if (!out.isEmpty() && (bytes + b > MAX_ROUND_BYTES || keys + k > roundKeyBudget)) {
+                        if (!out.isEmpty() && (bytes + b > MAX_ROUND_BYTES || keys + k > roundKeyBudget
+                                || head.alone || out.get(0).alone)) {
                             break;
                         }
                         out.add(queue.poll());
@@ -203,6 +283,8 @@ final class DeferredVerifier implements AutoCloseable {
 
     private void runRound(List<Entry> round) {
         TrustedState base = trust.current();
+        // The newest block the server had signed as persisted before this round asked: PENDING at or below it is a lie.
+        long signedBefore = newestSignedBlock(base);
         Map<CommitPromise, Entry> entries = new IdentityHashMap<>();
         round.forEach(e -> entries.put(e.promise, e));
         for (Set<CommitPromise> g : ProofBatchPlanner.conflictingPuts(new ArrayList<>(entries.keySet()))) {
@@ -218,11 +300,15 @@ final class DeferredVerifier implements AutoCloseable {
         }
         List<ProofBatchPlanner.Item> items = ProofBatchPlanner.plan(new ArrayList<>(entries.keySet()), maxKeysPerItem);
         BatchChecker checker = new BatchChecker(base);
+        // The server's wait ends by the earliest deadline, so a promise not kept is reported on time.
+        long untilDeadline = entries.values().stream().mapToLong(e -> e.deadline).min().orElseThrow()
+                - ticker.getAsLong();
+        long waitMillis = Math.max(0, Math.min(proofWait.toMillis(), TimeUnit.NANOSECONDS.toMillis(untilDeadline)));
         try {
             for (List<ProofBatchPlanner.Item> batch : batches(items)) {
                 Dto.ProofBatchRequest req = new Dto.ProofBatchRequest(batch.stream()
                         .map(i -> new Dto.ProofItem(i.block(), i.keys().stream().map(Wire::b64).toList())).toList(),
-                        base.digest().blockNo(), proofWait.toMillis());
+                        base.digest().blockNo(), waitMillis);
                 Dto.ProofBatchResponse resp = Violations.join(api.post("/v1/proofs/batch", req,
                         Dto.ProofBatchResponse.class, requestTimeout.plus(proofWait)));
                 count(resp);
@@ -241,6 +327,19 @@ final class DeferredVerifier implements AutoCloseable {
                 entries.values().forEach(en -> fail(en, v));
                 return;
             }
+            if ("unknown_block".equals(e.code())) {
+                // A shard never denies a block it promised, nor one it served reads from: whose promise is it?
+                if (entries.size() == 1) {
+                    Entry en = entries.values().iterator().next();
+                    fail(en, broken(en.promise, base, "the server denies a block of the promise: " + e.detail(), e));
+                } else {
+                    entries.values().forEach(en -> {
+                        en.alone = true;
+                        requeue(en, 0);
+                    });
+                }
+                return;
+            }
             if ("too_large".equals(e.code()) && roundKeyBudget > 1) {
                 roundKeyBudget = Math.max(1, roundKeyBudget / 2);
             }
@@ -248,6 +347,7 @@ final class DeferredVerifier implements AutoCloseable {
             return;
         }
         Map<CommitPromise, BatchChecker.Result> results = checker.results();
+        remember(checker.heads());
         adopt(checker, results);
         for (Map.Entry<CommitPromise, Entry> e : entries.entrySet()) {
             BatchChecker.Result r = results.get(e.getKey());
@@ -258,7 +358,7 @@ final class DeferredVerifier implements AutoCloseable {
             } else if (r.error != null) {
                 retry(e.getValue(), r.error);
             } else if (r.pending) {
-                pending(e.getValue());
+                pending(e.getValue(), r.pendingBlock, signedBefore, base);
             } else {
                 CommitPromise p = e.getKey();
                 p.outcome().complete(new VerificationOutcome(p.txId(), p.block(), r.digest, r.writes, r.reads,
@@ -326,15 +426,67 @@ final class DeferredVerifier implements AutoCloseable {
         }
     }
 
-    private void pending(Entry e) {
+    private void pending(Entry e, long block, long signedBefore, TrustedState base) {
+        CommitPromise p = e.promise;
+        if (block >= 0 && block <= signedBefore) {
+            fail(e, broken(p, base, "the server answered PENDING for block " + block + ", but had already signed "
+                    + "block " + signedBefore + " as persisted", null));
+            return;
+        }
+        if (ticker.getAsLong() - e.deadline >= 0) {
+            fail(e, broken(p, base, "block " + block + " is still not provable " + Duration.ofNanos(deadlineNanos)
+                    + " after the promise (its deadline)", null));
+            return;
+        }
         e.pendings++;
-        // The server already waited proofWait for the block; ask again soon, then less eagerly.
+        // The server already waited for the block; ask again soon, then less eagerly, and at the deadline at last.
         requeue(e, Math.min(MAX_BACKOFF_NANOS, TimeUnit.MILLISECONDS.toNanos(20) << Math.min(e.pendings, 10)));
+    }
+
+    /** A BROKEN_PROMISE violation for {@code p}, with the signed heads seen. */
+    private IntegrityViolation broken(CommitPromise p, TrustedState base, String why, Throwable cause) {
+        List<SignedHead> heads;
+        synchronized (headsSeen) {
+            heads = new ArrayList<>(headsSeen);
+        }
+        return IntegrityViolation.builder(IntegrityViolation.Kind.BROKEN_PROMISE, "tx " + p.txId().hex() + ": " + why
+                        + " (" + p + ")")
+                .trust(base).serverDigest(p.promise() == null ? null : p.promise().served()).claims(p.claims())
+                .txIds(List.of(p.txId())).headsSeen(heads).cause(cause).build();
+    }
+
+    private void remember(List<SignedHead> heads) {
+        synchronized (headsSeen) {
+            for (SignedHead h : heads) {
+                SignedHead last = headsSeen.peekLast();
+                if (last == null || last.digest().blockNo() < h.digest().blockNo()) {
+                    headsSeen.addLast(h);
+                    if (headsSeen.size() > HEADS_KEPT) {
+                        headsSeen.removeFirst();
+                    }
+                }
+            }
+        }
+    }
+
+    /** The newest block a verified signed head of the server names: from trust, or from earlier answers; -1: none. */
+    private long newestSignedBlock(TrustedState base) {
+        long b = base.signedHead() == null ? -1 : base.signedHead().digest().blockNo();
+        synchronized (headsSeen) {
+            SignedHead last = headsSeen.peekLast();
+            return last == null ? b : Math.max(b, last.digest().blockNo());
+        }
     }
 
     private void retry(Entry e, GlassLedgerException cause) {
         if (!cause.retryable() && ++e.refusals > MAX_REFUSALS) {
             e.promise.outcome().completeExceptionally(cause);
+            return;
+        }
+        if (!GlassLedgerException.TRANSPORT.equals(cause.code()) && ticker.getAsLong() - e.deadline >= 0) {
+            // The server answers, but not with the proof it promised: past the deadline that is a broken promise.
+            fail(e, broken(e.promise, trust.current(), "past its deadline the server still answers "
+                    + cause.code() + " instead of a proof: " + cause.detail(), cause));
             return;
         }
         e.errors++;
@@ -354,7 +506,9 @@ final class DeferredVerifier implements AutoCloseable {
                 e.promise.outcome().completeExceptionally(closedException());
                 return;
             }
-            e.due = System.nanoTime() + delayNanos;
+            // Never later than the deadline, so a promise not kept is judged on time.
+            long now = ticker.getAsLong();
+            e.due = e.deadline - now > 0 ? now + Math.min(delayNanos, e.deadline - now) : now + delayNanos;
             queue.add(e);
             changed.signalAll();
         } finally {

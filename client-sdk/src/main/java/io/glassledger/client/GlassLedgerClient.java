@@ -60,7 +60,7 @@ public final class GlassLedgerClient implements AutoCloseable {
         for (int i = 0; i < config.auditors().size(); i++) {
             as.add(new Api(config.auditors().get(i), null, config.auditorPins().isEmpty() ? null
                     : io.glassledger.api.PinnedTrustManager.sslContext(config.auditorPins().get(i)),
-                    config.requestTimeout()));
+                    config.requestTimeout(), config.maxResponseBytes()));
         }
         this.auditors = List.copyOf(as);
         if (!auditors.isEmpty() && !config.auditInterval().isZero()) {
@@ -190,6 +190,7 @@ public final class GlassLedgerClient implements AutoCloseable {
 
     private static boolean retriable(GlassLedgerException e) {
         return "conflict".equals(e.code()) || "overloaded".equals(e.code())
+                || GlassLedgerException.VERIFIER_BACKLOG.equals(e.code())
                 || GlassLedgerException.ABORTED.equals(e.code());
     }
 
@@ -236,9 +237,26 @@ public final class GlassLedgerClient implements AutoCloseable {
         for (var e : drafts.entrySet()) {
             signed.put(e.getKey(), e.getValue().sign());
         }
-        CompletableFuture<CommitPromise> f = participants.size() == 1
-                ? onePhase(links.get(primary), signed.get(primary), readsOf.get(primary))
-                : new TwoPhaseCommit(this, txId, participants, signed, readsOf).run();
+        // Each participant's verifier must have room for the promise before anything is sent (its queue is bounded).
+        List<DeferredVerifier> reserved = new ArrayList<>();
+        for (int p : participants) {
+            DeferredVerifier v = links.get(p).verifier;
+            if (!v.reserve()) {
+                reserved.forEach(DeferredVerifier::unreserve);
+                return CompletableFuture.failedFuture(v.backlog(config.verifyDelay()));
+            }
+            reserved.add(v);
+        }
+        CompletableFuture<CommitPromise> f;
+        try {
+            f = participants.size() == 1
+                    ? onePhase(links.get(primary), signed.get(primary), readsOf.get(primary))
+                    : new TwoPhaseCommit(this, txId, participants, signed, readsOf).run();
+        } catch (RuntimeException e) {
+            reserved.forEach(DeferredVerifier::unreserve);
+            throw e;
+        }
+        f = f.whenComplete((p, err) -> reserved.forEach(DeferredVerifier::unreserve));
         if (config.verifyDelay().isZero()) {
             f = f.thenCompose(p -> p.outcome().thenApply(o -> p));
         }
@@ -260,7 +278,11 @@ public final class GlassLedgerClient implements AutoCloseable {
 
     // ------------------------------------------------------------------ verified reads
 
-    /** The current value of {@code key} (null: none), proven at the latest persisted block. */
+    /**
+     * The current value of {@code key} (null: none), proven in the state of the latest persisted block: the block of
+     * the very digest the proof leads to, which is not older than anything this client trusted when it asked. An
+     * answer from an older block is {@link IntegrityViolation.Kind#STALE_READ}.
+     */
     public byte[] get(byte[] key) {
         return Violations.join(getAsync(key));
     }

@@ -16,6 +16,11 @@ public class GlassLedgerException extends RuntimeException {
     public static final String BAD_RESPONSE = "bad_response";
     public static final String PENDING = "pending";
     public static final String CLOSED = "closed";
+    /**
+     * Local, retryable: the shard's background verifier already holds {@link ClientConfig#maxUnverifiedPromises}
+     * unchecked promises, so the commit was refused before anything was sent.
+     */
+    public static final String VERIFIER_BACKLOG = "verifier_backlog";
     /** A cross-shard transaction was aborted (its primary decided so, for example after a prepare timeout). */
     public static final String ABORTED = "aborted";
     /**

@@ -33,8 +33,17 @@ public final class IntegrityViolation extends RuntimeException {
         BAD_SIGNATURE,
         /** The server denies having a block the client already trusts (409 stale_digest, or an unknown block). */
         STALE_DIGEST,
-        /** A promise that breaks the commit rules: wrong transaction, or no block for a transaction that writes. */
+        /**
+         * A promise that breaks the commit rules (wrong transaction, no block for a transaction that writes), or that
+         * was not kept: its block still unprovable past the promise's deadline, or answered {@code PENDING} although
+         * the server had already signed a head at or after it.
+         */
         BROKEN_PROMISE,
+        /**
+         * A read of the latest value answered with the state of a block older than the digest it was proven against:
+         * a valid proof of an old value, served as the current one.
+         */
+        STALE_READ,
         /** An auditor holds a digest inconsistent with the client's. */
         AUDIT
     }
@@ -50,13 +59,16 @@ public final class IntegrityViolation extends RuntimeException {
      * @param appendOnlyProof the append-only proof to {@code serverDigest}, base64
      * @param claims          the claims that failed (key, value or null for absent)
      * @param txIds           the transactions whose promises are affected
+     * @param headsSeen       other signed heads of the server that bear on it, oldest first (a broken promise: the
+     *                        heads the client had seen when it gave up)
      */
     public record Evidence(Kind kind, String message, int shard, Digest trusted, SignedHead trustedHead,
                            Digest serverDigest, SignedHead serverHead, String proof, String appendOnlyProof,
-                           List<KeyClaim> claims, List<Bytes> txIds) {
+                           List<KeyClaim> claims, List<Bytes> txIds, List<SignedHead> headsSeen) {
         public Evidence {
             claims = claims == null ? List.of() : List.copyOf(claims);
             txIds = txIds == null ? List.of() : List.copyOf(txIds);
+            headsSeen = headsSeen == null ? List.of() : List.copyOf(headsSeen);
         }
 
         /** The evidence as JSON-ready values, in the wire forms of docs/API.md (base64 bytes, hex hashes). */
@@ -80,6 +92,7 @@ public final class IntegrityViolation extends RuntimeException {
             }
             m.put("claims", cs);
             m.put("txIds", txIds.stream().map(Bytes::hex).toList());
+            m.put("headsSeen", headsSeen.stream().map(Wire::signedHead).toList());
             return m;
         }
     }
@@ -122,6 +135,7 @@ public final class IntegrityViolation extends RuntimeException {
         private String appendOnlyProof;
         private List<KeyClaim> claims = List.of();
         private List<Bytes> txIds = List.of();
+        private List<SignedHead> headsSeen = List.of();
         private Throwable cause;
 
         private Builder(Kind kind, String message) {
@@ -173,6 +187,11 @@ public final class IntegrityViolation extends RuntimeException {
             return this;
         }
 
+        Builder headsSeen(List<SignedHead> v) {
+            headsSeen = v;
+            return this;
+        }
+
         Builder cause(Throwable v) {
             cause = v;
             return this;
@@ -180,7 +199,7 @@ public final class IntegrityViolation extends RuntimeException {
 
         IntegrityViolation build() {
             return new IntegrityViolation(new Evidence(kind, message, shard, trusted, trustedHead, serverDigest,
-                    serverHead, proof, appendOnlyProof, claims, txIds), cause);
+                    serverHead, proof, appendOnlyProof, claims, txIds, headsSeen), cause);
         }
     }
 }

@@ -29,7 +29,12 @@ final class Proofs {
         this.trust = trust;
     }
 
-    /** {@code POST /v1/proofs/keys} for one key; {@code atBlock} null: the latest persisted block. */
+    /**
+     * {@code POST /v1/proofs/keys} for one key; {@code atBlock} null: the latest persisted block, which must be the
+     * block of the digest the proof leads to ({@link IntegrityViolation.Kind#STALE_READ} otherwise), and not older
+     * than what the client trusted when it asked ({@code STALE_DIGEST}). So a latest read is at most as old as the
+     * newest head the server signs for it, and never older than any head the client had seen.
+     */
     CompletableFuture<ValueProof> value(Bytes key, Long atBlock) {
         TrustedState t0 = trust.current();
         return api.post("/v1/proofs/keys", new Dto.ProveKeysRequest(List.of(Wire.b64(key)), atBlock),
@@ -51,9 +56,16 @@ final class Proofs {
                     } catch (Wire.BadWireException e) {
                         throw GlassLedgerException.badResponse("/v1/proofs/keys: " + e.getMessage(), e);
                     }
-                    // "Latest" is the server's head when it took the request; the proof's digest may be a newer head.
-                    long block = atBlock == null ? dto.block() : atBlock;
-                    notBehind(t0, atBlock == null ? Math.min(block, d.blockNo()) : d.blockNo(), d, null);
+                    // "Latest" is the state of the digest's own block: a valid proof of an older block against a
+                    // newer digest would pass off an old value as the current one.
+                    long block = atBlock == null ? d.blockNo() : atBlock;
+                    notBehind(t0, d.blockNo(), d, null);
+                    if (atBlock == null && dto.block() != block) {
+                        throw IntegrityViolation.builder(IntegrityViolation.Kind.STALE_READ, "a read of the latest "
+                                        + "value of " + key + " answered the state of block " + dto.block()
+                                        + ", proven against the newer digest " + d)
+                                .trust(t0).serverDigest(d).proof(proof).claims(claims).build();
+                    }
                     KeyClaim mine = null;
                     try {
                         KeysProof kp = KeysProof.decode(proof);

@@ -13,6 +13,7 @@ import io.glassledger.core.txn.PromiseVerifier;
 import io.glassledger.core.txn.SignedTransaction;
 import io.glassledger.core.txn.Transaction;
 import java.net.URI;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -50,7 +51,8 @@ final class ShardLink {
     static ShardLink connect(ClientConfig config, int expectedShard, SigningKey key, Violations violations) {
         URI url = config.shards().get(expectedShard);
         Api api = new Api(url, config.apiKey(), config.pinnedCertSha256() == null ? null
-                : PinnedTrustManager.sslContext(config.pinnedCertSha256()), config.requestTimeout());
+                : PinnedTrustManager.sslContext(config.pinnedCertSha256()), config.requestTimeout(),
+                config.maxResponseBytes());
         try {
             long before = System.currentTimeMillis();
             Dto.ServerInfo info = Violations.join(api.get("/v1/info", Dto.ServerInfo.class));
@@ -87,8 +89,11 @@ final class ShardLink {
                 SignedHead head = keeper.checkHead(Violations.join(api.get("/v1/head", Dto.SignedHeadDto.class)));
                 store.initialize(new TrustedState(serverKey, info.shard(), head.digest(), head));
             }
+            Duration stated = info.persistIntervalMillis() == null ? null
+                    : Duration.ofMillis(info.persistIntervalMillis());
             DeferredVerifier verifier = new DeferredVerifier(api, keeper, violations,
-                    GlassLedgerClient.maxKeys(info), config.proofWait(), config.requestTimeout());
+                    GlassLedgerClient.maxKeys(info), config.proofWait(), config.requestTimeout(),
+                    config.promiseDeadline(stated), config.maxUnverifiedPromises(), System::nanoTime);
             return new ShardLink(expectedShard, url, api, info, keeper, verifier, offset);
         } catch (RuntimeException e) {
             api.close();

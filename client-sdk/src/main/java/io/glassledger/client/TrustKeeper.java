@@ -28,6 +28,8 @@ final class TrustKeeper {
         this.api = api;
         this.serverKey = serverKey;
         this.shard = shard;
+        // Another process sharing the state file may have moved it: its digest and ours are linked through the server.
+        store.linkWith((from, to) -> Violations.join(fetchAppendOnly(from, to)));
     }
 
     TrustedState current() {

@@ -22,10 +22,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * written before it takes effect: a temporary file in the same directory, fsync, atomic rename, fsync of the
  * directory (see {@link TrustedState} for the format).
  *
- * <p>Several processes may share one state file (the CLI does). Writes hold an exclusive lock on
- * {@code <file>.lock} and re-read the file first: a file already at a newer block is left alone (this process keeps
- * its own, older trust in memory, and trust on disk never moves back), and one at the same block with another hash,
- * or naming another server key, is a violation. Thread-safe.
+ * <p>Several processes may share one state file (the CLI does), and each may have been shown a different branch of
+ * a forked history. Writes hold an exclusive lock on {@code <file>.lock} and re-read the file first. A file naming
+ * another server key, or another digest at the same block, is a violation. A file at another block is linked to the
+ * process's digest with an append-only proof from the older of the two to the newer, fetched from the server
+ * ({@link Linker}) and verified; one that does not verify (or a server that cannot give it) is a
+ * {@link IntegrityViolation.Kind#FORK}, and neither trust moves. Once linked, the newer one wins: a file ahead of the
+ * process is left as it is and becomes the process's trust too (trust on disk and in memory never moves back); a
+ * file behind is overwritten. Thread-safe.
  */
 final class TrustStore {
     /** What {@link #offer} did with a digest. */
@@ -40,11 +44,22 @@ final class TrustStore {
         NEEDS_LINK
     }
 
+    /** Fetches an append-only proof between two blocks from the server (blocking); see {@link TrustKeeper}. */
+    @FunctionalInterface
+    interface Linker {
+        /**
+         * @throws IntegrityViolation  if the server denies a block or answers a proof that does not decode
+         * @throws GlassLedgerException if it cannot be asked
+         */
+        AppendOnlyProof prove(long from, long to);
+    }
+
     // File locks belong to the JVM, not to a thread: two stores on one file in one JVM serialize here first.
     private static final ConcurrentHashMap<Path, Object> JVM_LOCKS = new ConcurrentHashMap<>();
 
     private final Path file;
     private volatile TrustedState state;
+    private volatile Linker linker;
 
     private TrustStore(Path file, TrustedState state) {
         this.file = file == null ? null : file.toAbsolutePath().normalize();
@@ -72,14 +87,18 @@ final class TrustStore {
         return file;
     }
 
+    /** How to link this process's trust to a state file another process moved (without it, such a file is a fork). */
+    void linkWith(Linker l) {
+        linker = l;
+    }
+
     /** First trust (trust on first use). */
     synchronized TrustedState initialize(TrustedState first) {
         if (state != null) {
             throw new IllegalStateException("trust is already initialized");
         }
-        persist(first);
-        state = first;
-        return first;
+        state = persist(first, null);
+        return state;
     }
 
     /**
@@ -102,9 +121,7 @@ final class TrustStore {
             }
             if (head != null && head.digest().equals(d)
                     && (cur.signedHead() == null || cur.signedHead().digest().blockNo() < tb)) {
-                TrustedState next = cur.advancedTo(d, head);
-                persist(next);
-                state = next;
+                state = persist(cur.advancedTo(d, head), cur);
             }
             return Offer.SAME;
         }
@@ -119,9 +136,7 @@ final class TrustStore {
                     .trust(cur).serverDigest(d).serverHead(head).appendOnlyProof(fromTrusted.encode()).cause(e)
                     .build();
         }
-        TrustedState next = cur.advancedTo(d, head);
-        persist(next);
-        state = next;
+        state = persist(cur.advancedTo(d, head), cur);
         return Offer.ADVANCED;
     }
 
@@ -133,9 +148,15 @@ final class TrustStore {
         return s;
     }
 
-    private void persist(TrustedState next) {
+    /**
+     * Writes {@code next} unless the file already holds a newer trust that extends it.
+     *
+     * @param prev the trust {@code next} was verified to extend (null: none); a file still at it needs no link
+     * @return the trust now in force: {@code next}, or the file's when it is ahead and linked
+     */
+    private TrustedState persist(TrustedState next, TrustedState prev) {
         if (file == null) {
-            return;
+            return next;
         }
         synchronized (JVM_LOCKS.computeIfAbsent(file, f -> new Object())) {
             try {
@@ -144,10 +165,20 @@ final class TrustStore {
                 Path lockFile = dir.resolve(file.getFileName() + ".lock");
                 try (FileChannel lc = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                      FileLock ignored = lc.lock()) {
-                    if (Files.exists(file) && !supersedes(next, TrustedState.load(file))) {
-                        return;
+                    if (Files.exists(file)) {
+                        TrustedState onDisk = TrustedState.load(file);
+                        if (prev == null || !onDisk.digest().equals(prev.digest())) {
+                            checkSameChain(next, onDisk);
+                        }
+                        if (onDisk.digest().blockNo() > next.digest().blockNo()) {
+                            return onDisk;
+                        }
+                        if (!supersedes(next, onDisk)) {
+                            return next;
+                        }
                     }
                     writeAtomically(dir, next.toJson(System.currentTimeMillis()));
+                    return next;
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot write state file " + file, e);
@@ -155,8 +186,11 @@ final class TrustStore {
         }
     }
 
-    /** Whether {@code next} may replace what is on disk; throws when the two cannot both be true. */
-    private static boolean supersedes(TrustedState next, TrustedState onDisk) {
+    /**
+     * Throws unless the file's trust and {@code next} lie on one history: the same server, and, at different blocks,
+     * an append-only proof from the older to the newer that verifies.
+     */
+    private void checkSameChain(TrustedState next, TrustedState onDisk) {
         if (!onDisk.serverKey().equals(next.serverKey()) || onDisk.shard() != next.shard()) {
             throw IntegrityViolation.builder(IntegrityViolation.Kind.SERVER_IDENTITY,
                             "the state file pins server key " + onDisk.serverKey().hex() + " of shard " + onDisk.shard()
@@ -164,18 +198,50 @@ final class TrustStore {
                                     + next.shard())
                     .trust(onDisk).serverHead(next.signedHead()).serverDigest(next.digest()).build();
         }
-        long db = onDisk.digest().blockNo();
-        long nb = next.digest().blockNo();
-        if (db == nb && !onDisk.digest().equals(next.digest())) {
-            throw IntegrityViolation.builder(IntegrityViolation.Kind.FORK,
-                            "the state file trusts another digest for block " + nb)
-                    .trust(onDisk).serverDigest(next.digest()).serverHead(next.signedHead()).build();
+        Digest mine = next.digest();
+        Digest theirs = onDisk.digest();
+        if (mine.blockNo() == theirs.blockNo()) {
+            if (!mine.equals(theirs)) {
+                throw IntegrityViolation.builder(IntegrityViolation.Kind.FORK,
+                                "the state file trusts another digest for block " + mine.blockNo())
+                        .trust(onDisk).serverDigest(mine).serverHead(next.signedHead()).build();
+            }
+            return;
         }
-        if (db > nb) {
-            return false;
+        Digest older = mine.blockNo() < theirs.blockNo() ? mine : theirs;
+        Digest newer = older == mine ? theirs : mine;
+        Linker l = linker;
+        if (l == null) {
+            throw IntegrityViolation.builder(IntegrityViolation.Kind.FORK, "the state file trusts " + theirs
+                            + ", this process " + mine + ", and there is no server to link them")
+                    .trust(onDisk).serverDigest(mine).serverHead(next.signedHead()).build();
+        }
+        AppendOnlyProof p;
+        try {
+            p = l.prove(older.blockNo(), newer.blockNo());
+        } catch (IntegrityViolation v) {
+            throw IntegrityViolation.builder(IntegrityViolation.Kind.FORK, "the state file trusts " + theirs
+                            + ", this process " + mine + ", and the server cannot link them: " + v.getMessage())
+                    .trust(onDisk).serverDigest(mine).serverHead(next.signedHead()).cause(v).build();
+        }
+        try {
+            ProofVerifier.verifyAppendOnly(older, newer, p);
+        } catch (VerificationException e) {
+            throw IntegrityViolation.builder(IntegrityViolation.Kind.FORK, "the state file trusts " + theirs
+                            + ", this process " + mine + ", and " + older + " is not a prefix of " + newer + ": "
+                            + e.getMessage())
+                    .trust(onDisk).serverDigest(mine).serverHead(next.signedHead()).appendOnlyProof(p.encode())
+                    .cause(e).build();
+        }
+    }
+
+    /** Whether {@code next} (on the file's chain, not older) may replace what is on disk. */
+    private static boolean supersedes(TrustedState next, TrustedState onDisk) {
+        if (onDisk.digest().blockNo() < next.digest().blockNo()) {
+            return true;
         }
         // Same digest: rewrite only to record a signed head the file lacks.
-        return db < nb || next.signedHead() != null && (onDisk.signedHead() == null
+        return next.signedHead() != null && (onDisk.signedHead() == null
                 || onDisk.signedHead().digest().blockNo() < next.signedHead().digest().blockNo());
     }
 

@@ -35,6 +35,32 @@ class ClientConfigTest {
     }
 
     @Test
+    void promiseDeadline_countsPersistIntervals_cappedAndDefaulted() {
+        ClientConfig c = valid().verifyDelay(Duration.ofMillis(100)).promiseDeadlineIntervals(10).build();
+        assertEquals(Duration.ofMillis(100 + 10 * 20), c.promiseDeadline(Duration.ofMillis(20)), "the server's");
+        assertEquals(Duration.ofMillis(100).plus(ClientConfig.MAX_PERSIST_INTERVAL.multipliedBy(10)),
+                c.promiseDeadline(Duration.ofHours(1)), "a server cannot put its deadline off");
+        assertEquals(Duration.ofMillis(100).plus(ClientConfig.DEFAULT_PERSIST_INTERVAL.multipliedBy(10)),
+                c.promiseDeadline(null), "a server that states none");
+        ClientConfig own = valid().verifyDelay(Duration.ZERO).promiseDeadlineIntervals(3)
+                .persistInterval(Duration.ofMillis(50)).build();
+        assertEquals(Duration.ofMillis(150), own.promiseDeadline(Duration.ofSeconds(5)), "the configured one wins");
+        ClientConfig d = valid().build();
+        assertEquals(ClientConfig.DEFAULT_PROMISE_DEADLINE_INTERVALS, d.promiseDeadlineIntervals());
+        assertEquals(ClientConfig.DEFAULT_MAX_UNVERIFIED_PROMISES, d.maxUnverifiedPromises());
+        assertEquals(64L << 20, d.maxResponseBytes());
+    }
+
+    @Test
+    void invalidPromiseAndResponseSettings_areRefused() {
+        assertThrows(IllegalArgumentException.class, () -> valid().promiseDeadlineIntervals(0).build());
+        assertThrows(IllegalArgumentException.class, () -> valid().persistInterval(Duration.ZERO).build());
+        assertThrows(IllegalArgumentException.class, () -> valid().persistInterval(Duration.ofSeconds(11)).build());
+        assertThrows(IllegalArgumentException.class, () -> valid().maxUnverifiedPromises(0).build());
+        assertThrows(IllegalArgumentException.class, () -> valid().maxResponseBytes(100).build());
+    }
+
+    @Test
     void invalidSettings_areRefused() {
         assertThrows(IllegalArgumentException.class, () -> valid().url("http://127.0.0.1:8443").build());
         // auditors over TLS only, and one pin per auditor

@@ -76,15 +76,68 @@ class TrustStoreTest {
     }
 
     @Test
-    void fileAlreadyNewer_isNotOverwritten() throws IOException {
+    void fileAlreadyNewer_isLinkedAndAdopted_notOverwritten() throws IOException {
         Path file = dir.resolve("state.json");
         TrustStore behind = storeAt(file, 1);
+        behind.linkWith(l.ledger::proveAppendOnly);
         TrustStore ahead = TrustStore.open(file);
         ahead.offer(l.ledger.digest(5), l.ledger.proveAppendOnly(1, 5), l.head(5));
 
         assertEquals(TrustStore.Offer.ADVANCED, behind.offer(l.ledger.digest(3), l.ledger.proveAppendOnly(1, 3), null));
-        assertEquals(l.ledger.digest(3), behind.current().digest(), "this process moves on in memory");
+        assertEquals(l.ledger.digest(5), behind.current().digest(), "linked 3 → 5, this process takes the file's trust");
+        assertEquals(l.head(5), behind.current().signedHead());
         assertEquals(l.ledger.digest(5), TrustedState.load(file).digest(), "the file keeps the newer trust");
+    }
+
+    @Test
+    void fileAheadOnAnotherHistory_isFork_andNeitherTrustMoves() throws IOException {
+        Path file = dir.resolve("state.json");
+        TrustStore behind = storeAt(file, 1);
+        TestLedger other = new TestLedger();
+        for (int i = 1; i <= 5; i++) {
+            int n = i;
+            other.append(other.tx(d -> d.put(b("k" + n), b("other" + n))));
+        }
+        // The server this process talks to can only prove its own history, which does not lead to the file's digest.
+        behind.linkWith(other.ledger::proveAppendOnly);
+        TrustStore ahead = TrustStore.open(file);
+        ahead.offer(l.ledger.digest(5), l.ledger.proveAppendOnly(1, 5), l.head(5));
+
+        IntegrityViolation v = assertThrows(IntegrityViolation.class,
+                () -> behind.offer(l.ledger.digest(3), l.ledger.proveAppendOnly(1, 3), null));
+        assertEquals(IntegrityViolation.Kind.FORK, v.kind());
+        assertEquals(l.ledger.digest(5), v.evidence().trusted(), "evidence: the file's trust");
+        assertEquals(l.ledger.digest(3), v.evidence().serverDigest(), "evidence: this process's digest");
+        assertEquals(l.ledger.digest(1), behind.current().digest());
+        assertEquals(l.ledger.digest(5), TrustedState.load(file).digest());
+    }
+
+    @Test
+    void fileBehindOnAnotherHistory_isFork_andNotOverwritten() throws IOException {
+        Path file = dir.resolve("state.json");
+        TrustStore first = storeAt(file, 1);
+        TrustStore second = TrustStore.open(file);
+        first.offer(l.ledger.digest(2), l.ledger.proveAppendOnly(1, 2), null);
+        // The second process never saw block 2 of the file's history; its server cannot link 2 to its own 4.
+        second.linkWith((from, to) -> {
+            throw IntegrityViolation.builder(IntegrityViolation.Kind.STALE_DIGEST, "no block " + from).build();
+        });
+        IntegrityViolation v = assertThrows(IntegrityViolation.class,
+                () -> second.offer(l.ledger.digest(4), l.ledger.proveAppendOnly(1, 4), null));
+        assertEquals(IntegrityViolation.Kind.FORK, v.kind());
+        assertEquals(l.ledger.digest(2), TrustedState.load(file).digest(), "the file is not overwritten");
+        assertEquals(l.ledger.digest(1), second.current().digest());
+    }
+
+    @Test
+    void fileMovedByAnother_withoutAServerToLink_isFork() {
+        Path file = dir.resolve("state.json");
+        TrustStore first = storeAt(file, 1);
+        TrustStore second = TrustStore.open(file);
+        first.offer(l.ledger.digest(2), l.ledger.proveAppendOnly(1, 2), null);
+        IntegrityViolation v = assertThrows(IntegrityViolation.class,
+                () -> second.offer(l.ledger.digest(4), l.ledger.proveAppendOnly(1, 4), null));
+        assertEquals(IntegrityViolation.Kind.FORK, v.kind());
     }
 
     @Test

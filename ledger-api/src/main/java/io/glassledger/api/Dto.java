@@ -19,9 +19,13 @@ public final class Dto {
                                 String signature) {
     }
 
+    /**
+     * {@code GET /v1/info}. persistIntervalMillis: how often the shard persists a block (null from older servers);
+     * clients count a promise's deadline in it.
+     */
     public record ServerInfo(int shard, String serverKey, String format, long serverTimeMillis,
                              long maxKeyBytes, long maxValueBytes, long maxTransactionBytes, int maxKeysPerRequest,
-                             Integer shards, Long mapVersion) {
+                             Integer shards, Long mapVersion, Long persistIntervalMillis) {
     }
 
     /** {@code POST /v1/tx/begin}: what a transaction starts from. */

@@ -33,10 +33,25 @@ final class LyingProxy implements AutoCloseable {
         String rewrite(String path, String requestBody, String responseBody);
     }
 
+    /**
+     * Sees a request before it is forwarded: answers it itself (a JSON body for a 200, not forwarded), or returns
+     * null to forward it. May block, to hold a request until a test lets it go.
+     */
+    interface Intercept {
+        String answer(String path, String requestBody) throws Exception;
+    }
+
+    /** Rewrites a request body before it is forwarded; null leaves it alone. */
+    interface RequestLie {
+        String rewrite(String path, String requestBody);
+    }
+
     private final HttpsServer server;
     private final HttpClient http;
     volatile String upstream;
     volatile Lie lie = (p, req, resp) -> null;
+    volatile Intercept intercept = (p, req) -> null;
+    volatile RequestLie requestLie = (p, req) -> null;
 
     LyingProxy(Path tlsDir, String upstream) throws Exception {
         this.upstream = upstream;
@@ -69,12 +84,40 @@ final class LyingProxy implements AutoCloseable {
 
     void tellTheTruth() {
         this.lie = (p, req, resp) -> null;
+        this.intercept = (p, req) -> null;
+        this.requestLie = (p, req) -> null;
+    }
+
+    /** GET {@code path} from the upstream server with {@code apiKey}, as the operator can. */
+    String upstreamGet(String path, String apiKey) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(upstream + path)).header("Authorization", "Bearer "
+                + apiKey).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private void forward(HttpExchange ex) throws IOException {
         try (ex) {
             String path = ex.getRequestURI().toString();
             byte[] body = ex.getRequestBody().readAllBytes();
+            String reqText = new String(body, java.nio.charset.StandardCharsets.UTF_8);
+            String own;
+            try {
+                own = intercept.answer(ex.getRequestURI().getPath(), reqText);
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IOException(e);
+            }
+            if (own != null) {
+                byte[] bytes = own.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                ex.getResponseHeaders().set("Content-Type", "application/json");
+                ex.sendResponseHeaders(200, bytes.length);
+                ex.getResponseBody().write(bytes);
+                return;
+            }
+            String rewritten = requestLie.rewrite(ex.getRequestURI().getPath(), reqText);
+            if (rewritten != null) {
+                body = rewritten.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            }
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(upstream + path))
                     .method(ex.getRequestMethod(), body.length == 0 ? HttpRequest.BodyPublishers.noBody()
                             : HttpRequest.BodyPublishers.ofByteArray(body));

@@ -1039,8 +1039,24 @@ public final class TxnEngine implements AutoCloseable {
         }
     }
 
-    private BlockProof prove(long blockNo, List<Bytes> sortedKeys) {
+    /**
+     * A proof of {@code keys} in the state of the latest block, against that very block's digest: one head read
+     * serves both, so the answer is never an older state proven against a newer digest (which a client could not
+     * tell from a stale read). Blocking; runs on the caller's thread.
+     */
+    public BlockProof proveLatest(List<Bytes> keys) {
+        if (keys.isEmpty() || keys.size() > Transaction.MAX_OPS) {
+            throw new TxnException(Reason.INVALID, "prove 1.." + Transaction.MAX_OPS + " keys");
+        }
         Ledger.Head head = ledger.head();
+        return prove(head.block().number(), new ArrayList<>(new java.util.TreeSet<>(keys)), head);
+    }
+
+    private BlockProof prove(long blockNo, List<Bytes> sortedKeys) {
+        return prove(blockNo, sortedKeys, ledger.head());
+    }
+
+    private BlockProof prove(long blockNo, List<Bytes> sortedKeys, Ledger.Head head) {
         long digestBlock = head.block().number();
         KeysProof proof = ledger.proveKeys(sortedKeys, blockNo, digestBlock);
         Hash root = ledger.block(blockNo).lowerRoot();

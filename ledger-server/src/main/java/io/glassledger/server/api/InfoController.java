@@ -16,11 +16,13 @@ class InfoController {
     private final Requests requests;
 
     private final io.glassledger.core.shard.ShardMap map;
+    private final long persistIntervalMillis;
 
     InfoController(Shard shard, Requests requests, io.glassledger.server.LedgerProperties props) {
         this.shard = shard;
         this.requests = requests;
         this.map = props.cluster().map();
+        this.persistIntervalMillis = props.persistInterval().toMillis();
     }
 
     @GetMapping("/info")
@@ -28,7 +30,7 @@ class InfoController {
         var l = requests.limits();
         return new Dto.ServerInfo(shard.number(), shard.serverKey().publicKey().hex(), Ledger.FORMAT,
                 System.currentTimeMillis(), l.maxKeyBytes(), l.maxValueBytes(), l.maxTransactionBytes(),
-                l.maxKeysPerRequest(), map.shards(), map.version());
+                l.maxKeysPerRequest(), map.shards(), map.version(), persistIntervalMillis);
     }
 
     /** The latest persisted digest, signed; with {@code block}, the signed head of that persisted block. */

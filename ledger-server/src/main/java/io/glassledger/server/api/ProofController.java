@@ -41,7 +41,12 @@ class ProofController {
         Dto.ProveKeysRequest req = requests.body(body);
         List<Bytes> keys = requests.keys("keys", req.keys());
         TxnEngine e = shard.engine();
-        long block = req.block() == null ? e.digest().blockNo() : Blocks.persisted(e, req.block());
+        if (req.block() == null) {
+            // The latest state is proven against its own digest (clients refuse an older block: a stale read).
+            return Mono.fromCallable(() -> dto(new ProofResult.Ready(e.proveLatest(keys)), true))
+                    .subscribeOn(shard.reads());
+        }
+        long block = Blocks.persisted(e, req.block());
         return Mono.fromFuture(e.proveWrites(block, keys, Duration.ZERO)).publishOn(shard.reads())
                 .map(r -> dto(r, true));
     }
