@@ -1,5 +1,7 @@
 package io.glassledger.server.api;
 
+import io.glassledger.server.auth.Allow;
+import io.glassledger.server.auth.Role;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
 import io.glassledger.core.ledger.Ledger;
@@ -23,6 +25,7 @@ class InfoController {
         this.map = props.cluster().map();
     }
 
+    @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN, Role.PEER})
     @GetMapping("/info")
     Dto.ServerInfo info() {
         var l = requests.limits();
@@ -32,6 +35,7 @@ class InfoController {
     }
 
     /** The latest persisted digest, signed; with {@code block}, the signed head of that persisted block. */
+    @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN})
     @GetMapping("/head")
     Mono<Dto.SignedHeadDto> head(@org.springframework.web.bind.annotation.RequestParam(required = false) Long block) {
         return Mono.fromCallable(() -> {
