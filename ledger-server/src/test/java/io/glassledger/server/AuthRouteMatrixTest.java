@@ -84,7 +84,9 @@ class AuthRouteMatrixTest {
 
     @AfterAll
     static void stop() {
-        http.close();
+        if (http != null) {
+            http.close();
+        }
         server.close();
     }
 
@@ -125,53 +127,41 @@ class AuthRouteMatrixTest {
     void everyRouteRoleAndSpelling_isDecidedAsTheRolesTableSays() throws Exception {
         long t0 = System.nanoTime();
         int before = adminKeys();
-        List<String> failures = new ArrayList<>();
-        int requests = 0;
-        int refusedCanonical = 0;
-        for (Route route : table()) {
-            boolean dangerous = route.template().endsWith("/resolve") || route.template().startsWith("/v1/admin/")
-                    || route.template().equals("/actuator/prometheus");
-            for (String role : ROLES) {
-                RawHttps.Response r = http.send(route.method(), route.path(TX_OK), KEYS.get(role), body(route, false));
-                requests++;
-                String outcome = route.method() + " " + route.path(TX_OK) + " as " + role + ": " + r.status() + " "
-                        + r.code();
-                if (route.isPublic() || route.roles().contains(role)) {
-                    if (r.status() == 401 || r.status() == 403 || "not_found".equals(r.code())
-                            || (route.isPublic() && r.status() != 200)) {
-                        failures.add("allowed but refused: " + outcome);
-                    }
-                } else {
-                    refusedCanonical++;
-                    boolean ok = role.equals("none") ? r.status() == 401 && "unauthenticated".equals(r.code())
-                            : r.status() == 403 && "forbidden".equals(r.code());
-                    if (!ok) {
-                        failures.add("not allowed but answered: " + outcome);
-                    }
-                }
+        List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger refusedCanonical = new java.util.concurrent.atomic.AtomicInteger();
+        // Routes in parallel on a few kept-alive connections (one per thread): requests wait on the network and
+        // the server, not on this machine's cores. Each route's requests stay in order on one connection.
+        int threads = 4;
+        List<RawHttps> clients = java.util.Collections.synchronizedList(new ArrayList<>());
+        ThreadLocal<RawHttps> client = ThreadLocal.withInitial(() -> {
+            try {
+                RawHttps c = new RawHttps(server.port(), server.fingerprint());
+                clients.add(c);
+                return c;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
             }
-            int turn = 0;
-            for (Spelling s : spellings(route.path(TX_ATTACK), route.variables(), dangerous)) {
-                // Bounded: a dangerous route gets every role with every spelling; any other, the attacker's role
-                // (client) and one of the other four in turn.
-                String other = List.of("none", "auditor", "admin", "peer").get(turn++ % 4);
-                for (String role : dangerous ? ROLES : List.of("client", other)) {
-                    RawHttps.Response r = http.send(route.method(), s.target(), KEYS.get(role), body(route, true));
-                    requests++;
-                    if (!refused(s, role, r)) {
-                        failures.add(s.kind() + " spelling not refused: " + route.method() + " " + s.target()
-                                + " as " + role + ": " + r.status() + " " + r.code() + " " + r.text().substring(0,
-                                Math.min(120, r.text().length())));
-                    }
-                    if (route.template().equals("/actuator/prometheus") && r.text().contains("# HELP")) {
-                        failures.add("metrics served to " + s.target() + " as " + role);
-                    }
-                }
+        });
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+            for (Route route : table()) {
+                done.add(pool.submit(() -> {
+                    check(route, client.get(), failures, requests, refusedCanonical);
+                    return null;
+                }));
             }
+            for (var f : done) {
+                f.get(5, java.util.concurrent.TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+            clients.forEach(RawHttps::close);
         }
         long ms = (System.nanoTime() - t0) / 1_000_000;
-        System.out.printf("AuthRouteMatrixTest: %d requests (%d refused by role on canonical paths) in %d ms over "
-                + "%d connections%n", requests, refusedCanonical, ms, http.connections);
+        System.out.printf("AuthRouteMatrixTest: %d requests (%d refused by role on canonical paths) in %d ms on "
+                + "%d threads%n", requests.get(), refusedCanonical.get(), ms, threads);
         assertTrue(failures.isEmpty(), failures.size() + " failures, e.g.:\n" + String.join("\n",
                 failures.subList(0, Math.min(40, failures.size()))));
         // Side effects: the canonical admin request made one client key; no spelling made an admin key or
@@ -182,6 +172,50 @@ class AuthRouteMatrixTest {
         RawHttps.Response ok = http.send("GET", "/v1/tx/" + TX_OK, KEYS.get("admin"), null);
         assertEquals(200, ok.status(), ok.text());
         assertEquals("ABORTED", ok.body().get("state").asText(), ok.text());
+    }
+
+    /** The canonical spelling with every role, then the other spellings; failures are added to {@code failures}. */
+    static void check(Route route, RawHttps http, List<String> failures, java.util.concurrent.atomic.AtomicInteger
+            requests, java.util.concurrent.atomic.AtomicInteger refusedCanonical) throws Exception {
+        boolean dangerous = route.template().endsWith("/resolve") || route.template().startsWith("/v1/admin/")
+                || route.template().equals("/actuator/prometheus");
+        for (String role : ROLES) {
+            RawHttps.Response r = http.send(route.method(), route.path(TX_OK), KEYS.get(role), body(route, false));
+            requests.incrementAndGet();
+            String outcome = route.method() + " " + route.path(TX_OK) + " as " + role + ": " + r.status() + " "
+                    + r.code();
+            if (route.isPublic() || route.roles().contains(role)) {
+                if (r.status() == 401 || r.status() == 403 || "not_found".equals(r.code())
+                        || (route.isPublic() && r.status() != 200)) {
+                    failures.add("allowed but refused: " + outcome);
+                }
+            } else {
+                refusedCanonical.incrementAndGet();
+                boolean ok = role.equals("none") ? r.status() == 401 && "unauthenticated".equals(r.code())
+                        : r.status() == 403 && "forbidden".equals(r.code());
+                if (!ok) {
+                    failures.add("not allowed but answered: " + outcome);
+                }
+            }
+        }
+        int turn = 0;
+        for (Spelling s : spellings(route.path(TX_ATTACK), route.variables(), dangerous)) {
+            // Bounded: a dangerous route gets every role with every spelling; any other, the attacker's role
+            // (client) and one of the other four in turn.
+            String other = List.of("none", "auditor", "admin", "peer").get(turn++ % 4);
+            for (String role : dangerous ? ROLES : List.of("client", other)) {
+                RawHttps.Response r = http.send(route.method(), s.target(), KEYS.get(role), body(route, true));
+                requests.incrementAndGet();
+                if (!refused(s, role, r)) {
+                    failures.add(s.kind() + " spelling not refused: " + route.method() + " " + s.target()
+                            + " as " + role + ": " + r.status() + " " + r.code() + " " + r.text().substring(0,
+                            Math.min(120, r.text().length())));
+                }
+                if (route.template().equals("/actuator/prometheus") && r.text().contains("# HELP")) {
+                    failures.add("metrics served to " + s.target() + " as " + role);
+                }
+            }
+        }
     }
 
     /**
