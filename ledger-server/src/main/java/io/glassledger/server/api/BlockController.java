@@ -1,5 +1,7 @@
 package io.glassledger.server.api;
 
+import io.glassledger.server.auth.Allow;
+import io.glassledger.server.auth.Role;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
 import io.glassledger.core.hash.Bytes;
@@ -23,6 +25,7 @@ class BlockController {
         this.shard = shard;
     }
 
+    @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN})
     @GetMapping("/{number}")
     Mono<Dto.BlockDto> block(@PathVariable long number) {
         return Mono.fromCallable(() -> {

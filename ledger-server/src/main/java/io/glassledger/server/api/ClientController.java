@@ -1,5 +1,6 @@
 package io.glassledger.server.api;
 
+import io.glassledger.server.auth.Allow;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
 import io.glassledger.core.crypto.Ed25519;
@@ -29,6 +30,7 @@ class ClientController {
     }
 
     /** GlassDB's Init(pk): binds the caller's identity to its Ed25519 public key, once. */
+    @Allow({Role.CLIENT, Role.ADMIN})
     @PostMapping("/clients/key")
     ResponseEntity<Dto.ClientDto> register(@RequestBody(required = false) Dto.RegisterKeyRequest body,
                                            ServerWebExchange exchange) {
@@ -45,6 +47,7 @@ class ClientController {
     }
 
     /** Every registered client key (auditors check each block's signatures against them). */
+    @Allow({Role.AUDITOR, Role.ADMIN})
     @GetMapping("/clients")
     java.util.List<Dto.ClientKeyDto> clients(ServerWebExchange exchange) {
         if (Principal.of(exchange).role() == Role.CLIENT) {
@@ -54,6 +57,7 @@ class ClientController {
                 .toList();
     }
 
+    @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN})
     @GetMapping("/clients/{clientId}")
     Dto.ClientDto client(@PathVariable String clientId, ServerWebExchange exchange) {
         Principal p = Principal.of(exchange);
@@ -65,6 +69,7 @@ class ClientController {
         return new Dto.ClientDto(clientId, null, pk.hex());
     }
 
+    @Allow({Role.ADMIN})
     @PostMapping("/admin/api-keys")
     ResponseEntity<Dto.ApiKeyResponse> newKey(@RequestBody(required = false) Dto.ApiKeyRequest body) {
         Dto.ApiKeyRequest req = requests.body(body);

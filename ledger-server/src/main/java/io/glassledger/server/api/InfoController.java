@@ -1,5 +1,7 @@
 package io.glassledger.server.api;
 
+import io.glassledger.server.auth.Allow;
+import io.glassledger.server.auth.Role;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
 import io.glassledger.core.ledger.Ledger;
@@ -25,6 +27,7 @@ class InfoController {
         this.persistIntervalMillis = props.persistInterval().toMillis();
     }
 
+    @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN, Role.PEER})
     @GetMapping("/info")
     Dto.ServerInfo info() {
         var l = requests.limits();
@@ -34,6 +37,7 @@ class InfoController {
     }
 
     /** The latest persisted digest, signed; with {@code block}, the signed head of that persisted block. */
+    @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN})
     @GetMapping("/head")
     Mono<Dto.SignedHeadDto> head(@org.springframework.web.bind.annotation.RequestParam(required = false) Long block) {
         return Mono.fromCallable(() -> {

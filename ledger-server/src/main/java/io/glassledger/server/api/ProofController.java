@@ -1,5 +1,7 @@
 package io.glassledger.server.api;
 
+import io.glassledger.server.auth.Allow;
+import io.glassledger.server.auth.Role;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
 import io.glassledger.core.hash.Bytes;
@@ -36,6 +38,7 @@ class ProofController {
         this.metrics = metrics;
     }
 
+    @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN})
     @PostMapping("/keys")
     Mono<Dto.KeysProofDto> keys(@RequestBody(required = false) Dto.ProveKeysRequest body) {
         Dto.ProveKeysRequest req = requests.body(body);
@@ -51,6 +54,7 @@ class ProofController {
                 .map(r -> dto(r, true));
     }
 
+    @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN})
     @GetMapping("/append-only")
     Mono<Dto.AppendOnlyProofDto> appendOnly(@RequestParam long from, @RequestParam(required = false) Long to) {
         TxnEngine e = shard.engine();
@@ -79,6 +83,7 @@ class ProofController {
         return new Dto.AppendOnlyProofDto(Wire.digest(a), Wire.digest(b), proof);
     }
 
+    @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN})
     @PostMapping("/batch")
     Mono<Dto.ProofBatchResponse> batch(@RequestBody(required = false) Dto.ProofBatchRequest body) {
         Dto.ProofBatchRequest req = requests.body(body);

@@ -1,5 +1,7 @@
 package io.glassledger.server.api;
 
+import io.glassledger.server.auth.Allow;
+import io.glassledger.server.auth.Role;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
 import io.glassledger.core.hash.Bytes;
@@ -28,6 +30,7 @@ class ReadController {
         this.metrics = metrics;
     }
 
+    @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN})
     @PostMapping("/history")
     Mono<Dto.HistoryResponse> history(@RequestBody(required = false) Dto.HistoryRequest body) {
         Dto.HistoryRequest req = requests.body(body);
@@ -44,6 +47,7 @@ class ReadController {
         }).subscribeOn(shard.reads());
     }
 
+    @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN})
     @PostMapping("/scan")
     Mono<Dto.ScanResponse> scan(@RequestBody(required = false) Dto.ScanRequest body) {
         Dto.ScanRequest req = requests.body(body);

@@ -1,5 +1,7 @@
 package io.glassledger.server.api;
 
+import io.glassledger.server.auth.Allow;
+import io.glassledger.server.auth.Role;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
 import io.glassledger.core.hash.Bytes;
@@ -40,12 +42,14 @@ class TxController {
         this.metrics = metrics;
     }
 
+    @Allow({Role.CLIENT, Role.ADMIN})
     @PostMapping("/tx/begin")
     Mono<Dto.BeginResponse> begin() {
         return Mono.fromCallable(() -> new Dto.BeginResponse(shard.number(), System.currentTimeMillis(),
                 Wire.signedHead(shard.signedHead()))).subscribeOn(shard.reads());
     }
 
+    @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN})
     @PostMapping("/get")
     Mono<Dto.ValuesResponse> get(@RequestBody(required = false) Dto.KeysRequest body) {
         Dto.KeysRequest req = requests.body(body);
@@ -70,6 +74,7 @@ class TxController {
         }).subscribeOn(shard.reads());
     }
 
+    @Allow({Role.CLIENT, Role.ADMIN})
     @PostMapping("/tx/commit")
     Mono<Dto.PromiseDto> commit(@RequestBody(required = false) Dto.CommitRequest body, ServerWebExchange exchange) {
         Dto.CommitRequest req = requests.body(body);
@@ -82,6 +87,7 @@ class TxController {
                 .map(Dtos::promise);
     }
 
+    @Allow({Role.CLIENT, Role.ADMIN})
     @PostMapping("/tx/prepare")
     Mono<Dto.TxStateDto> prepare(@RequestBody(required = false) Dto.PrepareRequest body, ServerWebExchange exchange) {
         SignedTransaction stx = transaction(requests.body(body).record(), Principal.of(exchange));
@@ -89,12 +95,14 @@ class TxController {
                 .thenReturn(new Dto.TxStateDto(stx.txId().hex(), TxState.PREPARED.name(), null));
     }
 
+    @Allow({Role.CLIENT, Role.ADMIN})
     @PostMapping("/tx/{txId}/commit")
     Mono<Dto.PromiseDto> decideCommit(@PathVariable String txId, ServerWebExchange exchange) {
         Bytes id = owned(txId, Principal.of(exchange));
         return Mono.fromFuture(shard.engine().decide(id, true)).map(Dtos::promise);
     }
 
+    @Allow({Role.CLIENT, Role.ADMIN})
     @PostMapping("/tx/{txId}/abort")
     Mono<Dto.TxStateDto> decideAbort(@PathVariable String txId, ServerWebExchange exchange) {
         Bytes id = owned(txId, Principal.of(exchange));
@@ -106,12 +114,14 @@ class TxController {
      * Asked of a transaction's primary participant by another participant whose prepare timed out (roles peer and
      * admin): the recorded decision, recording an abort first if there is none.
      */
+    @Allow({Role.ADMIN, Role.PEER})
     @PostMapping("/tx/{txId}/resolve")
     Mono<Dto.TxStateDto> resolve(@PathVariable String txId) {
         return Mono.fromFuture(shard.engine().resolve(txId(txId)))
                 .map(s -> new Dto.TxStateDto(txId, s.name(), null));
     }
 
+    @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN, Role.PEER})
     @GetMapping("/tx/{txId}")
     Mono<Dto.TxStateDto> status(@PathVariable String txId) {
         return Mono.fromFuture(shard.engine().status(txId(txId)))
