@@ -88,7 +88,10 @@ final class ShardLink {
                 store.initialize(new TrustedState(serverKey, info.shard(), head.digest(), head));
             }
             DeferredVerifier verifier = new DeferredVerifier(api, keeper, violations,
-                    GlassLedgerClient.maxKeys(info), config.proofWait(), config.requestTimeout());
+                    GlassLedgerClient.maxKeys(info),
+                    info.maxProofItems() == null ? DeferredVerifier.DEFAULT_MAX_ITEMS : info.maxProofItems(),
+                    info.maxResponseBytes() == null ? DeferredVerifier.DEFAULT_MAX_RESPONSE_BYTES
+                            : info.maxResponseBytes(), config.proofWait(), config.requestTimeout());
             return new ShardLink(expectedShard, url, api, info, keeper, verifier, offset);
         } catch (RuntimeException e) {
             api.close();

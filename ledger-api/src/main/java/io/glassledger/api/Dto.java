@@ -19,9 +19,10 @@ public final class Dto {
                                 String signature) {
     }
 
+    /** maxResponseBytes and maxProofItems: null from servers that predate them. */
     public record ServerInfo(int shard, String serverKey, String format, long serverTimeMillis,
                              long maxKeyBytes, long maxValueBytes, long maxTransactionBytes, int maxKeysPerRequest,
-                             Integer shards, Long mapVersion) {
+                             Integer shards, Long mapVersion, Long maxResponseBytes, Integer maxProofItems) {
     }
 
     /** {@code POST /v1/tx/begin}: what a transaction starts from. */

@@ -6,7 +6,9 @@ import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
 import io.glassledger.core.ledger.Block;
+import io.glassledger.core.ledger.ByteBudget;
 import io.glassledger.core.ledger.Ledger;
+import io.glassledger.core.ledger.ProofTooLargeException;
 import io.glassledger.core.postree.Entry;
 import io.glassledger.core.postree.Mutation;
 import io.glassledger.core.proof.AppendOnlyProof;
@@ -198,7 +200,11 @@ public final class TxnEngine implements AutoCloseable {
     private static final class ProofBatch {
         boolean scheduled;
         final TreeSet<Bytes> keys = new TreeSet<>();
-        final List<CompletableFuture<ProofResult>> waiters = new ArrayList<>();
+        final List<ProofWaiter> waiters = new ArrayList<>();
+    }
+
+    /** A request in a proof batch: its own keys and byte budget, for when the batch's proof is too large to share. */
+    private record ProofWaiter(CompletableFuture<ProofResult> future, List<Bytes> keys, ByteBudget budget) {
     }
 
     private TxnEngine(EngineConfig cfg) {
@@ -965,9 +971,21 @@ public final class TxnEngine implements AutoCloseable {
      * A batched proof of {@code keys} in block {@code blockNo} against the latest digest. If the block is promised
      * but not persisted, waits up to {@code maxWait} for it and then answers {@link ProofResult.Pending}; it never
      * answers with a proof of anything but the persisted block. Requests for one block that arrive together are
-     * answered from one traversal.
+     * answered from one traversal. No byte bound: see {@link #proveWrites(long, List, Duration, long)}.
      */
     public CompletableFuture<ProofResult> proveWrites(long blockNo, List<Bytes> keys, Duration maxWait) {
+        return proveWrites(blockNo, keys, maxWait, new ByteBudget(Long.MAX_VALUE, "a proof"));
+    }
+
+    /**
+     * As {@link #proveWrites(long, List, Duration)}, charging the answer's claims and proof to {@code budget} while
+     * they are collected (one budget may serve several calls of one request). A batch shared with other requests
+     * whose proof exceeds what the tightest of their budgets has left is split: each request is then proven alone,
+     * so none is refused for another's keys. A request whose budget cannot hold its answer completes with
+     * {@link ProofTooLargeException}.
+     */
+    public CompletableFuture<ProofResult> proveWrites(long blockNo, List<Bytes> keys, Duration maxWait,
+                                                      ByteBudget budget) {
         CompletableFuture<ProofResult> f = new CompletableFuture<>();
         if (keys.isEmpty() || keys.size() > Transaction.MAX_OPS) {
             f.completeExceptionally(new TxnException(Reason.INVALID, "prove 1.." + Transaction.MAX_OPS + " keys"));
@@ -982,7 +1000,7 @@ public final class TxnEngine implements AutoCloseable {
         synchronized (proofBatches) {
             ProofBatch b = proofBatches.computeIfAbsent(blockNo, k -> new ProofBatch());
             b.keys.addAll(keys);
-            b.waiters.add(f);
+            b.waiters.add(new ProofWaiter(f, List.copyOf(keys), budget));
             // The ledger's head moves before persisted does; a client may already hold that head's digest.
             inLedger = persisted.get() >= blockNo || ledger.head().block().number() >= blockNo;
             start = !b.scheduled && inLedger;
@@ -1025,30 +1043,64 @@ public final class TxnEngine implements AutoCloseable {
         synchronized (proofBatches) {
             b = proofBatches.remove(blockNo);
         }
+        long t0 = System.nanoTime();
+        long tightest = b.waiters.stream().mapToLong(w -> w.budget().remaining()).min().orElse(0);
         try {
-            long t0 = System.nanoTime();
-            BlockProof bp = prove(blockNo, new ArrayList<>(b.keys));
-            statProofBatches.increment();
-            statProofKeys.add(b.keys.size());
-            statProofNanos.add(System.nanoTime() - t0);
-            observer.proved(b.keys.size(), System.nanoTime() - t0);
+            ByteBudget shared = new ByteBudget(tightest, "a proof of " + b.keys.size() + " keys in block " + blockNo);
+            BlockProof bp = prove(blockNo, new ArrayList<>(b.keys), shared);
+            proved(b.keys.size(), t0);
             ProofResult r = new ProofResult.Ready(bp);
-            b.waiters.forEach(w -> w.complete(r));  // a waiter that already timed out keeps its Pending
+            for (ProofWaiter w : b.waiters) {
+                try {
+                    w.budget().charge(shared.used());  // each request answers with the whole shared proof
+                    w.future().complete(r);  // a waiter that already timed out keeps its Pending
+                } catch (ProofTooLargeException x) {
+                    w.future().completeExceptionally(x);
+                }
+            }
+        } catch (ProofTooLargeException tooLarge) {
+            if (b.waiters.size() == 1) {
+                b.waiters.get(0).future().completeExceptionally(tooLarge);
+                return;
+            }
+            for (ProofWaiter w : b.waiters) {
+                if (w.future().isDone()) {
+                    continue;  // answered Pending already
+                }
+                try {
+                    long t1 = System.nanoTime();
+                    List<Bytes> own = new ArrayList<>(new TreeSet<>(w.keys()));
+                    ProofResult r = new ProofResult.Ready(prove(blockNo, own, w.budget()));
+                    proved(own.size(), t1);
+                    w.future().complete(r);
+                } catch (RuntimeException e) {
+                    w.future().completeExceptionally(e);
+                }
+            }
         } catch (RuntimeException e) {
-            b.waiters.forEach(w -> w.completeExceptionally(e));
+            b.waiters.forEach(w -> w.future().completeExceptionally(e));
         }
     }
 
-    private BlockProof prove(long blockNo, List<Bytes> sortedKeys) {
+    private void proved(int keys, long t0) {
+        statProofBatches.increment();
+        statProofKeys.add(keys);
+        statProofNanos.add(System.nanoTime() - t0);
+        observer.proved(keys, System.nanoTime() - t0);
+    }
+
+    /** Claims are charged before their values are copied; the proof charges its own parts as it collects them. */
+    private BlockProof prove(long blockNo, List<Bytes> sortedKeys, ByteBudget budget) {
         Ledger.Head head = ledger.head();
         long digestBlock = head.block().number();
-        KeysProof proof = ledger.proveKeys(sortedKeys, blockNo, digestBlock);
         Hash root = ledger.block(blockNo).lowerRoot();
         List<KeyClaim> claims = new ArrayList<>(sortedKeys.size());
         for (Bytes k : sortedKeys) {
             Entry e = ledger.tree().get(root, k);
+            budget.charge(e == null ? k.length() + 8 : e.encodedLength());
             claims.add(e == null || e.isTombstone() ? KeyClaim.absent(k) : KeyClaim.present(k, e.value()));
         }
+        KeysProof proof = ledger.proveKeys(sortedKeys, blockNo, digestBlock, budget);
         return new BlockProof(blockNo, head.digest(), claims, proof);
     }
 
