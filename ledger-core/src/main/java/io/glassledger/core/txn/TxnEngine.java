@@ -4,7 +4,6 @@ import io.glassledger.core.LedgerException;
 import io.glassledger.core.codec.ByteReader;
 import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
 import io.glassledger.core.ledger.Block;
 import io.glassledger.core.ledger.ByteBudget;
 import io.glassledger.core.ledger.Ledger;
@@ -13,8 +12,6 @@ import io.glassledger.core.postree.Entry;
 import io.glassledger.core.postree.Mutation;
 import io.glassledger.core.proof.AppendOnlyProof;
 import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.proof.KeysProof;
 import io.glassledger.core.store.RocksDbNodeStore;
 import io.glassledger.core.txn.TxnException.Reason;
 import java.time.Duration;
@@ -25,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -149,6 +145,7 @@ public final class TxnEngine implements AutoCloseable {
     private final ArrayBlockingQueue<Request> queue;
     private final ThreadPoolExecutor workers;
     private final ScheduledExecutorService timer;
+    private final ProofBatcher proofs;
     private final Thread sequencerThread;
     private final Thread persisterThread;
     private volatile boolean closing;
@@ -180,7 +177,6 @@ public final class TxnEngine implements AutoCloseable {
     private final Object persistSignal = new Object();
     private boolean persistRequested;
 
-    private final Map<Long, ProofBatch> proofBatches = new HashMap<>();
 
     private final LongAdder statCommitted = new LongAdder();
     private final LongAdder statReadOnly = new LongAdder();
@@ -193,19 +189,7 @@ public final class TxnEngine implements AutoCloseable {
     private final LongAdder statBlocks = new LongAdder();
     private final LongAdder statKeys = new LongAdder();
     private final LongAdder statPersistNanos = new LongAdder();
-    private final LongAdder statProofBatches = new LongAdder();
-    private final LongAdder statProofKeys = new LongAdder();
-    private final LongAdder statProofNanos = new LongAdder();
 
-    private static final class ProofBatch {
-        boolean scheduled;
-        final TreeSet<Bytes> keys = new TreeSet<>();
-        final List<ProofWaiter> waiters = new ArrayList<>();
-    }
-
-    /** A request in a proof batch: its own keys and byte budget, for when the batch's proof is too large to share. */
-    private record ProofWaiter(CompletableFuture<ProofResult> future, List<Bytes> keys, ByteBudget budget) {
-    }
 
     private TxnEngine(EngineConfig cfg) {
         this.cfg = cfg;
@@ -242,6 +226,8 @@ public final class TxnEngine implements AutoCloseable {
         this.workers = new ThreadPoolExecutor(cfg.workers(), cfg.workers(), 0, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(cfg.queueCapacity()), daemon("glassledger-worker-" + cfg.shard()));
         this.timer = Executors.newSingleThreadScheduledExecutor(daemon("glassledger-timer-" + cfg.shard()));
+        this.proofs = new ProofBatcher(ledger, workers, timer, persisted::get, (keys, nanos) -> observer.proved(keys,
+                nanos));
         this.sequencerThread = new Thread(this::sequencerLoop, "glassledger-sequencer-" + cfg.shard());
         this.persisterThread = new Thread(this::persisterLoop, "glassledger-persister-" + cfg.shard());
         sequencerThread.start();
@@ -938,7 +924,9 @@ public final class TxnEngine implements AutoCloseable {
             head.clear();
         }
         ready.forEach(f -> f.complete(null));
-        releaseProofBatches(last);
+        if (proofs != null) {  // null while the constructor recovers: no proof can be waiting then
+            proofs.release(last);
+        }
     }
 
     /** Completes when block {@code blockNo} is in the ledger. */
@@ -979,129 +967,16 @@ public final class TxnEngine implements AutoCloseable {
 
     /**
      * As {@link #proveWrites(long, List, Duration)}, charging the answer's claims and proof to {@code budget} while
-     * they are collected (one budget may serve several calls of one request). A batch shared with other requests
-     * whose proof exceeds what the tightest of their budgets has left is split: each request is then proven alone,
-     * so none is refused for another's keys. A request whose budget cannot hold its answer completes with
+     * they are collected (see {@link ProofBatcher}). A request whose budget cannot hold its answer completes with
      * {@link ProofTooLargeException}.
      */
     public CompletableFuture<ProofResult> proveWrites(long blockNo, List<Bytes> keys, Duration maxWait,
                                                       ByteBudget budget) {
-        CompletableFuture<ProofResult> f = new CompletableFuture<>();
-        if (keys.isEmpty() || keys.size() > Transaction.MAX_OPS) {
-            f.completeExceptionally(new TxnException(Reason.INVALID, "prove 1.." + Transaction.MAX_OPS + " keys"));
-            return f;
-        }
         if (blockNo < 0 || blockNo >= promisedBound) {
-            f.completeExceptionally(new TxnException(Reason.INVALID, "block " + blockNo + " was never promised"));
-            return f;
+            return CompletableFuture.failedFuture(new TxnException(Reason.INVALID, "block " + blockNo
+                    + " was never promised"));
         }
-        boolean start;
-        boolean inLedger;
-        synchronized (proofBatches) {
-            ProofBatch b = proofBatches.computeIfAbsent(blockNo, k -> new ProofBatch());
-            b.keys.addAll(keys);
-            b.waiters.add(new ProofWaiter(f, List.copyOf(keys), budget));
-            // The ledger's head moves before persisted does; a client may already hold that head's digest.
-            inLedger = persisted.get() >= blockNo || ledger.head().block().number() >= blockNo;
-            start = !b.scheduled && inLedger;
-            b.scheduled |= start;
-        }
-        if (start) {
-            schedule(blockNo);
-        } else if (!inLedger) {
-            // No nudge to the persisting thread: waiting for the interval keeps blocks and proof batches large.
-            timer.schedule(() -> f.complete(new ProofResult.Pending(blockNo, persisted.get())), maxWait.toNanos(),
-                    TimeUnit.NANOSECONDS);
-        }
-        return f;
-    }
-
-    /** After a persist: every proof batch waiting on a block now in the ledger is answered by one traversal. */
-    private void releaseProofBatches(long last) {
-        List<Long> ready = new ArrayList<>();
-        synchronized (proofBatches) {
-            for (Map.Entry<Long, ProofBatch> e : proofBatches.entrySet()) {
-                if (e.getKey() <= last && !e.getValue().scheduled) {
-                    e.getValue().scheduled = true;
-                    ready.add(e.getKey());
-                }
-            }
-        }
-        ready.forEach(this::schedule);
-    }
-
-    private void schedule(long blockNo) {
-        try {
-            workers.execute(() -> runBatch(blockNo));
-        } catch (RejectedExecutionException e) {
-            runBatch(blockNo);
-        }
-    }
-
-    private void runBatch(long blockNo) {
-        ProofBatch b;
-        synchronized (proofBatches) {
-            b = proofBatches.remove(blockNo);
-        }
-        long t0 = System.nanoTime();
-        long tightest = b.waiters.stream().mapToLong(w -> w.budget().remaining()).min().orElse(0);
-        try {
-            ByteBudget shared = new ByteBudget(tightest, "a proof of " + b.keys.size() + " keys in block " + blockNo);
-            BlockProof bp = prove(blockNo, new ArrayList<>(b.keys), shared);
-            proved(b.keys.size(), t0);
-            ProofResult r = new ProofResult.Ready(bp);
-            for (ProofWaiter w : b.waiters) {
-                try {
-                    w.budget().charge(shared.used());  // each request answers with the whole shared proof
-                    w.future().complete(r);  // a waiter that already timed out keeps its Pending
-                } catch (ProofTooLargeException x) {
-                    w.future().completeExceptionally(x);
-                }
-            }
-        } catch (ProofTooLargeException tooLarge) {
-            if (b.waiters.size() == 1) {
-                b.waiters.get(0).future().completeExceptionally(tooLarge);
-                return;
-            }
-            for (ProofWaiter w : b.waiters) {
-                if (w.future().isDone()) {
-                    continue;  // answered Pending already
-                }
-                try {
-                    long t1 = System.nanoTime();
-                    List<Bytes> own = new ArrayList<>(new TreeSet<>(w.keys()));
-                    ProofResult r = new ProofResult.Ready(prove(blockNo, own, w.budget()));
-                    proved(own.size(), t1);
-                    w.future().complete(r);
-                } catch (RuntimeException e) {
-                    w.future().completeExceptionally(e);
-                }
-            }
-        } catch (RuntimeException e) {
-            b.waiters.forEach(w -> w.future().completeExceptionally(e));
-        }
-    }
-
-    private void proved(int keys, long t0) {
-        statProofBatches.increment();
-        statProofKeys.add(keys);
-        statProofNanos.add(System.nanoTime() - t0);
-        observer.proved(keys, System.nanoTime() - t0);
-    }
-
-    /** Claims are charged before their values are copied; the proof charges its own parts as it collects them. */
-    private BlockProof prove(long blockNo, List<Bytes> sortedKeys, ByteBudget budget) {
-        Ledger.Head head = ledger.head();
-        long digestBlock = head.block().number();
-        Hash root = ledger.block(blockNo).lowerRoot();
-        List<KeyClaim> claims = new ArrayList<>(sortedKeys.size());
-        for (Bytes k : sortedKeys) {
-            Entry e = ledger.tree().get(root, k);
-            budget.charge(e == null ? k.length() + 8 : e.encodedLength());
-            claims.add(e == null || e.isTombstone() ? KeyClaim.absent(k) : KeyClaim.present(k, e.value()));
-        }
-        KeysProof proof = ledger.proveKeys(sortedKeys, blockNo, digestBlock, budget);
-        return new BlockProof(blockNo, head.digest(), claims, proof);
+        return proofs.prove(blockNo, keys, maxWait, budget);
     }
 
     /** Proof that the ledger at block {@code from} is a prefix of the ledger at {@code to}. */
@@ -1170,7 +1045,7 @@ public final class TxnEngine implements AutoCloseable {
         statAborted.forEach((r, a) -> ab.put(r, a.sum()));
         return new Stats(statCommitted.sum(), statReadOnly.sum(), ab, statWalSyncs.sum(), statWalSyncNanos.sum(),
                 statSequenced.sum(), statValidateNanos.sum(), statEpochs.sum(), statBlocks.sum(), statKeys.sum(),
-                statPersistNanos.sum(), statProofBatches.sum(), statProofKeys.sum(), statProofNanos.sum(),
+                statPersistNanos.sum(), proofs.batches(), proofs.keys(), proofs.nanos(),
                 unpersistedWrites.get());
     }
 
