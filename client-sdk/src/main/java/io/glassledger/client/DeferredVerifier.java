@@ -52,7 +52,8 @@ final class DeferredVerifier implements AutoCloseable {
     private final Thread thread;
     private long seq;
     private boolean closed;
-    // The server's cap on keys per batch (all items together); halved if the server still answers too_large.
+    // The server's cap on keys per batch (all items together); halved if the server still answers too_large or
+    // response_too_large.
     private volatile long roundKeyBudget;
 
     private static final class Entry {

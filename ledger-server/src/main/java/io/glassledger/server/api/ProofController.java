@@ -14,7 +14,9 @@ import io.glassledger.server.shard.Shard;
 import io.glassledger.server.shard.ShardMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import org.springframework.http.HttpStatus;
@@ -142,10 +144,13 @@ class ProofController {
                 .then(Mono.fromCallable(() -> {
                     List<Dto.KeysProofDto> proofs = new ArrayList<>(fs.size());
                     TreeMap<Long, Digest> digests = new TreeMap<>();
+                    // Items of one block share a proof: encoded once, though charged (and sent) once per item.
+                    Map<BlockProof, byte[]> encoded = new IdentityHashMap<>();
                     for (CompletableFuture<ProofResult> f : fs) {
                         ProofResult r = f.join();
                         if (r instanceof ProofResult.Ready ready) {
-                            proofs.add(dto(r, false, lease));
+                            byte[] enc = encoded.computeIfAbsent(ready.proof(), this::encode);
+                            proofs.add(dto(ready.proof(), enc, false, lease));
                             digests.put(ready.proof().digest().blockNo(), ready.proof().digest());
                         } else {
                             proofs.add(Dtos.pending(((ProofResult.Pending) r).blockNo()));
@@ -165,18 +170,27 @@ class ProofController {
 
     private Dto.KeysProofDto dto(ProofResult r, boolean signed, ResponseBudget.Lease lease) {
         if (r instanceof ProofResult.Ready ready) {
-            BlockProof bp = ready.proof();
-            byte[] proof = bp.proof().encode();  // within the engine's byte budget
-            metrics.proofSize(proof.length);
-            long bytes = HEAD_BYTES + ResponseBudget.base64(proof.length);
-            for (KeyClaim c : bp.claims()) {
-                bytes += ResponseBudget.FIELD_BYTES + ResponseBudget.base64(c.key().length())
-                        + (c.value() == null ? 0 : ResponseBudget.base64(c.value().length()));
-            }
-            lease.charge(bytes, "ask for fewer keys or items");
-            return Dtos.proof(bp, proof, signed ? shard.signedHead(bp.digest()) : null);
+            return dto(ready.proof(), encode(ready.proof()), signed, lease);
         }
         lease.charge(ResponseBudget.FIELD_BYTES, "ask for fewer items");
         return Dtos.pending(((ProofResult.Pending) r).blockNo());
+    }
+
+    /** The proof's encoding: within the engine's byte budget, which charged its parts as it collected them. */
+    private byte[] encode(BlockProof bp) {
+        byte[] proof = bp.proof().encode();
+        metrics.proofSize(proof.length);
+        return proof;
+    }
+
+    /** Charges the answer's base64 and JSON before making it. */
+    private Dto.KeysProofDto dto(BlockProof bp, byte[] proof, boolean signed, ResponseBudget.Lease lease) {
+        long bytes = HEAD_BYTES + ResponseBudget.base64(proof.length);
+        for (KeyClaim c : bp.claims()) {
+            bytes += ResponseBudget.FIELD_BYTES + ResponseBudget.base64(c.key().length())
+                    + (c.value() == null ? 0 : ResponseBudget.base64(c.value().length()));
+        }
+        lease.charge(bytes, "ask for fewer keys or items");
+        return Dtos.proof(bp, proof, signed ? shard.signedHead(bp.digest()) : null);
     }
 }

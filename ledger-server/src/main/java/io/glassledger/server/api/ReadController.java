@@ -51,7 +51,8 @@ class ReadController {
             metrics.proofSize(proof.length);
             long bytes = HEAD_BYTES + ResponseBudget.base64(key.length()) + ResponseBudget.base64(proof.length);
             for (Version v : h.versions()) {
-                bytes += ResponseBudget.FIELD_BYTES + (v.value() == null ? 0 : ResponseBudget.base64(v.value().length()));
+                bytes += ResponseBudget.FIELD_BYTES
+                        + (v.value() == null ? 0 : ResponseBudget.base64(v.value().length()));
             }
             lease.charge(bytes, "ask for a smaller limit");
             return new Dto.HistoryResponse(Wire.b64(key), h.versions().stream()
