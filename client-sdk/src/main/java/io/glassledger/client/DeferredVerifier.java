@@ -56,6 +56,11 @@ final class DeferredVerifier implements AutoCloseable {
     private final TrustKeeper trust;
     private final Violations violations;
     private final int maxKeysPerItem;
+    private final int maxItems;
+    private final long maxAnswerBytes;
+    /** What servers that do not advertise their response limits enforce (docs/API.md "Limits"). */
+    static final int DEFAULT_MAX_ITEMS = 256;
+    static final long DEFAULT_MAX_RESPONSE_BYTES = 16L << 20;
     private final Duration proofWait;
     private final Duration requestTimeout;
     private final long deadlineNanos;
@@ -73,7 +78,8 @@ final class DeferredVerifier implements AutoCloseable {
     private final Thread thread;
     private long seq;
     private boolean closed;
-    // The server's cap on keys per batch (all items together); halved if the server still answers too_large.
+    // The server's cap on keys per batch (all items together); halved if the server still answers too_large or
+    // response_too_large.
     private volatile long roundKeyBudget;
 
     private static final class Entry {
@@ -102,6 +108,25 @@ final class DeferredVerifier implements AutoCloseable {
      */
     DeferredVerifier(Api api, TrustKeeper trust, Violations violations, int maxKeysPerItem, Duration proofWait,
                      Duration requestTimeout, Duration deadline, int capacity, LongSupplier ticker) {
+        this(api, trust, violations, maxKeysPerItem, DEFAULT_MAX_ITEMS, DEFAULT_MAX_RESPONSE_BYTES, proofWait,
+                requestTimeout, deadline, capacity, ticker);
+    }
+
+    /**
+     * @param maxItems         the server's cap on items per batch ({@code /v1/info maxProofItems})
+     * @param maxResponseBytes the server's cap on a response ({@code /v1/info maxResponseBytes}); a batch is planned
+     *                         to fill half of it, leaving room for what the client cannot estimate (neighbours shown
+     *                         to prove absence)
+     * @param deadline         a promise's deadline, counted from its acknowledgement
+     *                         ({@link ClientConfig#promiseDeadline})
+     * @param capacity         places in the queue ({@link ClientConfig#maxUnverifiedPromises})
+     * @param ticker           the clock, in nanoseconds
+     */
+    DeferredVerifier(Api api, TrustKeeper trust, Violations violations, int maxKeysPerItem, int maxItems,
+                     long maxResponseBytes, Duration proofWait, Duration requestTimeout, Duration deadline,
+                     int capacity, LongSupplier ticker) {
+        this.maxItems = maxItems;
+        this.maxAnswerBytes = maxResponseBytes / 2;
         this.api = api;
         this.deadlineNanos = deadline.toNanos();
         this.capacity = capacity;
@@ -298,7 +323,8 @@ final class DeferredVerifier implements AutoCloseable {
         if (entries.isEmpty()) {
             return;
         }
-        List<ProofBatchPlanner.Item> items = ProofBatchPlanner.plan(new ArrayList<>(entries.keySet()), maxKeysPerItem);
+        List<ProofBatchPlanner.Item> items = ProofBatchPlanner.plan(new ArrayList<>(entries.keySet()), maxKeysPerItem,
+                maxAnswerBytes);
         BatchChecker checker = new BatchChecker(base);
         // The server's wait ends by the earliest deadline, so a promise not kept is reported on time.
         long untilDeadline = entries.values().stream().mapToLong(e -> e.deadline).min().orElseThrow()
@@ -340,7 +366,7 @@ final class DeferredVerifier implements AutoCloseable {
                 }
                 return;
             }
-            if ("too_large".equals(e.code()) && roundKeyBudget > 1) {
+            if (("too_large".equals(e.code()) || "response_too_large".equals(e.code())) && roundKeyBudget > 1) {
                 roundKeyBudget = Math.max(1, roundKeyBudget / 2);
             }
             entries.values().forEach(en -> retry(en, e));
@@ -375,14 +401,19 @@ final class DeferredVerifier implements AutoCloseable {
         List<List<ProofBatchPlanner.Item>> out = new ArrayList<>();
         List<ProofBatchPlanner.Item> cur = new ArrayList<>();
         long keys = 0;
+        long bytes = 0;
         for (ProofBatchPlanner.Item i : items) {
-            if (!cur.isEmpty() && keys + i.keys().size() > roundKeyBudget) {
+            long b = i.answerBytes();
+            if (!cur.isEmpty() && (keys + i.keys().size() > roundKeyBudget || cur.size() == maxItems
+                    || bytes + b > maxAnswerBytes)) {
                 out.add(cur);
                 cur = new ArrayList<>();
                 keys = 0;
+                bytes = 0;
             }
             cur.add(i);
             keys += i.keys().size();
+            bytes += b;
         }
         if (!cur.isEmpty()) {
             out.add(cur);

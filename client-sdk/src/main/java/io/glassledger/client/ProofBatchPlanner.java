@@ -58,9 +58,29 @@ final class ProofBatchPlanner {
             writes = List.copyOf(writes);
             reads = List.copyOf(reads);
         }
+
+        /** Roughly the bytes of this item's answer in the batch response (see {@link #answerBytes(Bytes, Bytes)}). */
+        long answerBytes() {
+            Map<Bytes, Bytes> values = new HashMap<>();
+            writes.forEach(w -> values.putAll(values(w)));
+            reads.forEach(r -> values.putAll(values(r)));
+            long n = ANSWER_BASE_BYTES;
+            for (Bytes k : keys) {
+                n += ProofBatchPlanner.answerBytes(k, values.get(k));
+            }
+            return n;
+        }
     }
 
     static List<Item> plan(List<CommitPromise> promises, int maxKeys) {
+        return plan(promises, maxKeys, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #plan(List, int)}, also closing an item before its estimated answer ({@link #answerBytes}) passes
+     * {@code maxBytes}, so that it fits the server's response limit. A single check over it still gets an item.
+     */
+    static List<Item> plan(List<CommitPromise> promises, int maxKeys, long maxBytes) {
         if (maxKeys < 1) {
             throw new IllegalArgumentException("maxKeys must be positive");
         }
@@ -90,16 +110,19 @@ final class ProofBatchPlanner {
             for (Check check : e.getValue()) {
                 List<Bytes> keys = check.keys();
                 int added = 0;
+                long addedBytes = 0;
+                Map<Bytes, Bytes> values = values(check);
                 for (Bytes k : keys) {
                     if (!cur.keys.contains(k)) {
                         added++;
+                        addedBytes += answerBytes(k, values.get(k));
                     }
                 }
-                if (!cur.isEmpty() && cur.keys.size() + added > maxKeys) {
+                if (!cur.isEmpty() && (cur.keys.size() + added > maxKeys || cur.bytes + addedBytes > maxBytes)) {
                     out.add(cur.build());
                     cur = new ItemBuilder(e.getKey());
                 }
-                cur.add(check, keys);
+                cur.add(check, keys, values);
             }
             if (!cur.isEmpty()) {
                 out.add(cur.build());
@@ -170,6 +193,28 @@ final class ProofBatchPlanner {
         return n + 32;
     }
 
+    /** Per proof answered: the digest, signed head and fields around them, in JSON. */
+    static final long ANSWER_BASE_BYTES = 1024;
+
+    /**
+     * Roughly the bytes one key adds to an item's answer: its claim (key and value in base64) and its share of the
+     * proof's hashes. The value is the one written or read, so the estimate is exact for it; an absent key's proof
+     * also shows a neighbour, which the client cannot know (a refusal then halves the round, see DeferredVerifier).
+     */
+    static long answerBytes(Bytes key, Bytes value) {
+        return 4L * (key.length() + 2) / 3 + (value == null ? 0 : 4L * (value.length() + 2) / 3) + 256;
+    }
+
+    private static Map<Bytes, Bytes> values(Check check) {
+        Map<Bytes, Bytes> out = new HashMap<>();
+        if (check instanceof WriteCheck w) {
+            w.part().writes().forEach(m -> out.put(m.key(), m.value()));
+        } else if (check instanceof ReadCheck r) {
+            r.reads().forEach(x -> out.put(x.key(), x.value()));
+        }
+        return out;
+    }
+
     /** The keys a promise adds to a batch. */
     static int keyCount(CommitPromise p) {
         return p.writes().size() + p.reads().size();
@@ -178,6 +223,7 @@ final class ProofBatchPlanner {
     private static final class ItemBuilder {
         final long block;
         final TreeSet<Bytes> keys = new TreeSet<>();
+        long bytes = ANSWER_BASE_BYTES;
         final List<WriteCheck> writes = new ArrayList<>();
         final List<ReadCheck> reads = new ArrayList<>();
 
@@ -189,8 +235,12 @@ final class ProofBatchPlanner {
             return writes.isEmpty() && reads.isEmpty();
         }
 
-        void add(Check check, List<Bytes> ks) {
-            keys.addAll(ks);
+        void add(Check check, List<Bytes> ks, Map<Bytes, Bytes> values) {
+            for (Bytes k : ks) {
+                if (keys.add(k)) {
+                    bytes += answerBytes(k, values.get(k));
+                }
+            }
             if (check instanceof WriteCheck w) {
                 writes.add(w);
             } else if (check instanceof ReadCheck r) {

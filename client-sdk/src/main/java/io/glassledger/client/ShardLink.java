@@ -92,7 +92,10 @@ final class ShardLink {
             Duration stated = info.persistIntervalMillis() == null ? null
                     : Duration.ofMillis(info.persistIntervalMillis());
             DeferredVerifier verifier = new DeferredVerifier(api, keeper, violations,
-                    GlassLedgerClient.maxKeys(info), config.proofWait(), config.requestTimeout(),
+                    GlassLedgerClient.maxKeys(info),
+                    info.maxProofItems() == null ? DeferredVerifier.DEFAULT_MAX_ITEMS : info.maxProofItems(),
+                    info.maxResponseBytes() == null ? DeferredVerifier.DEFAULT_MAX_RESPONSE_BYTES
+                            : info.maxResponseBytes(), config.proofWait(), config.requestTimeout(),
                     config.promiseDeadline(stated), config.maxUnverifiedPromises(), System::nanoTime);
             return new ShardLink(expectedShard, url, api, info, keeper, verifier, offset);
         } catch (RuntimeException e) {

@@ -37,6 +37,23 @@ class ProofBatchPlannerTest {
     }
 
     @Test
+    void plan_withAByteBound_closesAnItemBeforeItsAnswerWouldPassIt() {
+        // Three promises of one block, each writing a 100 KB value: two fit in 250 KB of answer, the third does not.
+        List<CommitPromise> ps = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            int n = i;
+            ps.add(l.promise(l.tx(d -> d.put(b("big" + n), Bytes.of(new byte[100_000]))), 7, 5, List.of()));
+        }
+        List<ProofBatchPlanner.Item> items = ProofBatchPlanner.plan(ps, 10_000, 2 * 140_000);
+        assertEquals(List.of(List.of("big0", "big1"), List.of("big2")), items.stream().map(i -> keys(i)).toList());
+        for (ProofBatchPlanner.Item i : items) {
+            assertTrue(i.answerBytes() <= 2 * 140_000, i.answerBytes() + " bytes");
+            assertTrue(i.answerBytes() >= i.keys().size() * 133_334L, "the values in base64 are counted");
+        }
+        assertEquals(1, ProofBatchPlanner.plan(ps, 10_000).size(), "no byte bound: one item");
+    }
+
+    @Test
     void writesGoToTheirBlock_readsToReadsByBlock_sharedPerBlock() {
         List<PromiseVerifier.Read> r1 = List.of(read("x", 0));
         List<PromiseVerifier.Read> r2 = List.of(read("x", 6));

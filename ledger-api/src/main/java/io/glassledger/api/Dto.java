@@ -20,12 +20,14 @@ public final class Dto {
     }
 
     /**
-     * {@code GET /v1/info}. persistIntervalMillis: how often the shard persists a block (null from older servers);
-     * clients count a promise's deadline in it.
+     * {@code GET /v1/info}. persistIntervalMillis: how often the shard persists a block (clients count a promise's
+     * deadline in it); maxResponseBytes and maxProofItems: the response and proof-batch bounds. Each null from
+     * servers that predate it.
      */
     public record ServerInfo(int shard, String serverKey, String format, long serverTimeMillis,
                              long maxKeyBytes, long maxValueBytes, long maxTransactionBytes, int maxKeysPerRequest,
-                             Integer shards, Long mapVersion, Long persistIntervalMillis) {
+                             Integer shards, Long mapVersion, Long persistIntervalMillis, Long maxResponseBytes,
+                             Integer maxProofItems) {
     }
 
     /** {@code POST /v1/tx/begin}: what a transaction starts from. */

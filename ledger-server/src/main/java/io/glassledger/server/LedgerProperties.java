@@ -59,12 +59,35 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
         }
     }
 
+    /**
+     * Request limits (docs/API.md "Limits"). The response bounds are in bytes of encoded JSON (base64 included) and
+     * are charged before a response's bytes are made: {@code maxResponseBytes} per request (over it: 413
+     * {@code response_too_large}), {@code maxResponseBytesInFlight} across all responses being made or sent (over
+     * it: 503 {@code overloaded}). A response being serialised takes about twice its size on the heap (the strings and
+     * the JSON buffer), so the in-flight bound times two must leave room in the server's heap (1 to 2 GiB by default,
+     * of which the node cache takes up to {@code ledger-cache}).
+     *
+     * @param maxProofItems items of one proof batch (also bounds its distinct blocks and append-only proofs)
+     */
     public record Limits(@Min(1) @Max(1024) @DefaultValue("1024") int maxKeyBytes,
                          @Min(1) @Max(1 << 20) @DefaultValue("1048576") int maxValueBytes,
                          @Min(256) @Max(64 << 20) @DefaultValue("1048576") int maxTransactionBytes,
                          @Min(1) @Max(100_000) @DefaultValue("10000") int maxKeysPerRequest,
                          @Min(1) @Max(100_000) @DefaultValue("1000") int maxHistory,
                          @Min(1) @Max(100_000) @DefaultValue("10000") int maxScan,
-                         @NotNull @DefaultValue("10s") Duration maxProofWait) {
+                         @NotNull @DefaultValue("10s") Duration maxProofWait,
+                         @Min(1) @Max(10_000) @DefaultValue("256") int maxProofItems,
+                         @Min(MIN_RESPONSE_BYTES) @Max(1L << 30) @DefaultValue("16777216") long maxResponseBytes,
+                         @Min(MIN_RESPONSE_BYTES) @Max(1L << 34) @DefaultValue("134217728")
+                         long maxResponseBytesInFlight) {
+        /** Room for one largest value with its key, base64-encoded, and its proof: a single read always fits. */
+        public static final long MIN_RESPONSE_BYTES = 4L << 20;
+
+        public Limits {
+            if (maxResponseBytesInFlight < maxResponseBytes) {
+                throw new IllegalArgumentException("glassledger.limits.max-response-bytes-in-flight ("
+                        + maxResponseBytesInFlight + ") is below max-response-bytes (" + maxResponseBytes + ")");
+            }
+        }
     }
 }

@@ -337,17 +337,41 @@ public final class Ledger {
 
     /** Live entries with from &lt;= key &lt; to (null bounds open) at {@code blockNo}, at most {@code limit}. */
     public List<Entry> scan(Bytes from, Bytes to, long blockNo, int limit) {
+        return scan(from, to, blockNo, limit, Long.MAX_VALUE).entries();
+    }
+
+    /** Entries of a scan, and whether the range holds more live entries after the last. */
+    public record ScanPage(List<Entry> entries, boolean more) {
+        public ScanPage {
+            entries = List.copyOf(entries);
+        }
+    }
+
+    /**
+     * Live entries with from &lt;= key &lt; to at {@code blockNo}: at most {@code limit}, and only as many as fit in
+     * {@code maxBytes} of encoded entries (keys and values), counted before any value is copied. The page ends at the
+     * first entry that would not fit; {@code more} says whether any entry is left.
+     */
+    public ScanPage scan(Bytes from, Bytes to, long blockNo, int limit, long maxBytes) {
         List<Entry> out = new ArrayList<>();
+        boolean[] more = {false};
+        long[] bytes = {0};
         if (limit <= 0) {
-            return out;
+            return new ScanPage(out, false);
         }
         tree.scan(block(blockNo).lowerRoot(), from, to, e -> {
-            if (!e.isTombstone()) {
-                out.add(e);
+            if (e.isTombstone()) {
+                return true;
             }
-            return out.size() < limit;
+            if (out.size() == limit || bytes[0] + e.encodedLength() > maxBytes) {
+                more[0] = true;
+                return false;
+            }
+            bytes[0] += e.encodedLength();
+            out.add(e);
+            return true;
         });
-        return out;
+        return new ScanPage(out, more[0]);
     }
 
     /** Keys whose entries differ between two blocks' states. */
@@ -362,6 +386,21 @@ public final class Ledger {
      * the digest at {@code digestBlock} &gt;= atBlock. With atBlock == digestBlock it is a current-value proof.
      */
     public KeysProof proveKeys(List<Bytes> keys, long atBlock, long digestBlock) {
+        return proveKeys(keys, atBlock, digestBlock, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #proveKeys(List, long, long)}, stopping with {@link ProofTooLargeException} as soon as the proof
+     * holds more than {@code maxBytes} of keys, values and hashes (the neighbours shown whole to prove absence are
+     * what makes a proof large).
+     */
+    public KeysProof proveKeys(List<Bytes> keys, long atBlock, long digestBlock, long maxBytes) {
+        return proveKeys(keys, atBlock, digestBlock, new ByteBudget(maxBytes, "a proof of " + keys.size()
+                + " keys in block " + atBlock));
+    }
+
+    /** As {@link #proveKeys(List, long, long, long)}, charging the proof's parts to {@code budget}. */
+    public KeysProof proveKeys(List<Bytes> keys, long atBlock, long digestBlock, ByteBudget budget) {
         if (keys.isEmpty()) {
             throw new IllegalArgumentException("no keys to prove");
         }
@@ -369,7 +408,7 @@ public final class Ledger {
             throw new IllegalArgumentException("block " + atBlock + " is after digest block " + digestBlock);
         }
         Block b = block(atBlock);
-        LowerProof lower = prover.prove(b.lowerRoot(), new ArrayList<>(new TreeSet<>(keys)));
+        LowerProof lower = prover.prove(b.lowerRoot(), new ArrayList<>(new TreeSet<>(keys)), budget);
         if (atBlock == digestBlock) {
             return new KeysProof(atBlock, new KeysProof.AtDigest(Hashing.digestTail(upper.root(atBlock),
                     b.bodyHash())), lower);
@@ -395,22 +434,40 @@ public final class Ledger {
     }
 
     public History proveHistory(Bytes key, int limit, long digestBlock) {
+        return proveHistory(key, limit, digestBlock, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #proveHistory(Bytes, int, long)}, stopping with {@link ProofTooLargeException} as soon as the
+     * versions and their proofs hold more than {@code maxBytes} (charged before each version's value is copied); its
+     * message says how many versions fitted, so the caller can ask for fewer.
+     */
+    public History proveHistory(Bytes key, int limit, long digestBlock, long maxBytes) {
         if (limit < 1) {
             throw new IllegalArgumentException("history limit must be positive");
         }
-        KeysProof head = proveKeys(List.of(key), digestBlock, digestBlock);
+        ByteBudget budget = new ByteBudget(maxBytes, "the history of a key");
         List<Version> versions = new ArrayList<>();
-        List<LowerProof> older = new ArrayList<>();
-        Entry e = entry(key, digestBlock);
-        while (e != null && versions.size() < limit) {
-            versions.add(new Version(e.value(), e.version()));
-            if (e.prev().isZero() || versions.size() == limit) {
-                break;
+        try {
+            KeysProof head = proveKeys(List.of(key), digestBlock, digestBlock, budget);
+            List<LowerProof> older = new ArrayList<>();
+            Entry e = entry(key, digestBlock);
+            while (e != null && versions.size() < limit) {
+                budget.charge(e.encodedLength());
+                versions.add(new Version(e.value(), e.version()));
+                if (e.prev().isZero() || versions.size() == limit) {
+                    break;
+                }
+                LeafNode leaf = (LeafNode) source.node(e.prev());
+                older.add(prover.proveInLeaf(leaf, key, budget));
+                e = previous(e, key);
             }
-            LeafNode leaf = (LeafNode) source.node(e.prev());
-            older.add(prover.proveInLeaf(leaf, key));
-            e = previous(e, key);
+            return new History(versions, new HistoryProof(head, older));
+        } catch (ProofTooLargeException x) {
+            // The versions taken so far fitted with their proofs, so a limit of that many is answerable.
+            throw new ProofTooLargeException("the history of the key holds more than " + maxBytes + " bytes of values"
+                    + " and hashes; " + (versions.isEmpty() ? "not even its latest version fits"
+                    : "its latest " + versions.size() + " versions fit"), maxBytes);
         }
-        return new History(versions, new HistoryProof(head, older));
     }
 }

@@ -13,6 +13,8 @@ import java.util.List;
 /**
  * Builds {@link LowerProof}s by walking the same routing Merkle structure that {@link Node#hash()} hashes, so a
  * proof follows the path a verifier will route along. Keys must be distinct and sorted; one traversal serves all.
+ * Every part is charged to a {@link ByteBudget} as it is made (a neighbour's whole entry, a hash, a separator), so a
+ * proof too large for its budget stops at the part that crosses it.
  */
 final class TreeProver {
     private final NodeSource src;
@@ -21,29 +23,35 @@ final class TreeProver {
         this.src = src;
     }
 
-    LowerProof prove(Hash root, List<Bytes> sortedKeys) {
+    /** Charged for a hash, and for a part's framing (symbol, version, owner): a little over the encoded size. */
+    static final int HASH_BYTES = 33;
+    static final int PART_BYTES = 16;
+
+    LowerProof prove(Hash root, List<Bytes> sortedKeys, ByteBudget budget) {
         if (root.isZero()) {
             return new LowerProof(-1, null);
         }
         Node n = src.node(root);
-        return new LowerProof(n.level(), node(n, sortedKeys));
+        return new LowerProof(n.level(), node(n, sortedKeys, budget));
     }
 
     /** A proof inside one leaf (root level 0), for history. */
-    LowerProof proveInLeaf(LeafNode leaf, Bytes key) {
-        return new LowerProof(0, node(leaf, List.of(key)));
+    LowerProof proveInLeaf(LeafNode leaf, Bytes key, ByteBudget budget) {
+        return new LowerProof(0, node(leaf, List.of(key), budget));
     }
 
-    private LowerProof.Part node(Node n, List<Bytes> keys) {
-        return new LowerProof.Boundary(items(n, 0, n.size(), keys));
+    private LowerProof.Part node(Node n, List<Bytes> keys, ByteBudget budget) {
+        budget.charge(PART_BYTES);
+        return new LowerProof.Boundary(items(n, 0, n.size(), keys, budget));
     }
 
-    private LowerProof.Part items(Node n, int lo, int hi, List<Bytes> keys) {
+    private LowerProof.Part items(Node n, int lo, int hi, List<Bytes> keys, ByteBudget budget) {
         if (keys.isEmpty()) {
+            budget.charge(HASH_BYTES);
             return new LowerProof.Pruned(n.subtreeHash(lo, hi));
         }
         if (hi - lo == 1) {
-            return item(n, lo, keys);
+            return item(n, lo, keys, budget);
         }
         int m = n.split(lo, hi);
         Bytes sep = n.separator(m);
@@ -51,16 +59,19 @@ final class TreeProver {
         while (cut < keys.size() && keys.get(cut).compareTo(sep) < 0) {
             cut++;
         }
-        return new LowerProof.Inner(sep, items(n, lo, m, keys.subList(0, cut)),
-                items(n, m, hi, keys.subList(cut, keys.size())));
+        budget.charge(PART_BYTES + sep.length());
+        return new LowerProof.Inner(sep, items(n, lo, m, keys.subList(0, cut), budget),
+                items(n, m, hi, keys.subList(cut, keys.size()), budget));
     }
 
-    private LowerProof.Part item(Node n, int i, List<Bytes> keys) {
+    private LowerProof.Part item(Node n, int i, List<Bytes> keys, ByteBudget budget) {
         if (n instanceof IndexNode in) {
-            return node(src.node(in.child(i)), keys);
+            return node(src.node(in.child(i)), keys, budget);
         }
         Entry e = ((LeafNode) n).entry(i);
         int owner = keys.indexOf(e.key());
+        // A neighbour proving absence is shown whole: its value is what makes such a proof large.
+        budget.charge(PART_BYTES + HASH_BYTES + (owner >= 0 ? 0 : e.encodedLength()));
         return owner >= 0
                 ? new LowerProof.Leaf(owner, null, null, e.version(), e.prev())
                 : new LowerProof.Leaf(-1, e.key(), e.value(), e.version(), e.prev());

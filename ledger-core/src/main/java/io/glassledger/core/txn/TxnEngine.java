@@ -4,15 +4,14 @@ import io.glassledger.core.LedgerException;
 import io.glassledger.core.codec.ByteReader;
 import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
 import io.glassledger.core.ledger.Block;
+import io.glassledger.core.ledger.ByteBudget;
 import io.glassledger.core.ledger.Ledger;
+import io.glassledger.core.ledger.ProofTooLargeException;
 import io.glassledger.core.postree.Entry;
 import io.glassledger.core.postree.Mutation;
 import io.glassledger.core.proof.AppendOnlyProof;
 import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.proof.KeysProof;
 import io.glassledger.core.store.RocksDbNodeStore;
 import io.glassledger.core.txn.TxnException.Reason;
 import java.time.Duration;
@@ -23,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -147,6 +145,7 @@ public final class TxnEngine implements AutoCloseable {
     private final ArrayBlockingQueue<Request> queue;
     private final ThreadPoolExecutor workers;
     private final ScheduledExecutorService timer;
+    private final ProofBatcher proofs;
     private final Thread sequencerThread;
     private final Thread persisterThread;
     private volatile boolean closing;
@@ -178,7 +177,6 @@ public final class TxnEngine implements AutoCloseable {
     private final Object persistSignal = new Object();
     private boolean persistRequested;
 
-    private final Map<Long, ProofBatch> proofBatches = new HashMap<>();
 
     private final LongAdder statCommitted = new LongAdder();
     private final LongAdder statReadOnly = new LongAdder();
@@ -191,15 +189,7 @@ public final class TxnEngine implements AutoCloseable {
     private final LongAdder statBlocks = new LongAdder();
     private final LongAdder statKeys = new LongAdder();
     private final LongAdder statPersistNanos = new LongAdder();
-    private final LongAdder statProofBatches = new LongAdder();
-    private final LongAdder statProofKeys = new LongAdder();
-    private final LongAdder statProofNanos = new LongAdder();
 
-    private static final class ProofBatch {
-        boolean scheduled;
-        final TreeSet<Bytes> keys = new TreeSet<>();
-        final List<CompletableFuture<ProofResult>> waiters = new ArrayList<>();
-    }
 
     private TxnEngine(EngineConfig cfg) {
         this.cfg = cfg;
@@ -236,6 +226,8 @@ public final class TxnEngine implements AutoCloseable {
         this.workers = new ThreadPoolExecutor(cfg.workers(), cfg.workers(), 0, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(cfg.queueCapacity()), daemon("glassledger-worker-" + cfg.shard()));
         this.timer = Executors.newSingleThreadScheduledExecutor(daemon("glassledger-timer-" + cfg.shard()));
+        this.proofs = new ProofBatcher(ledger, workers, timer, persisted::get, (keys, nanos) -> observer.proved(keys,
+                nanos));
         this.sequencerThread = new Thread(this::sequencerLoop, "glassledger-sequencer-" + cfg.shard());
         this.persisterThread = new Thread(this::persisterLoop, "glassledger-persister-" + cfg.shard());
         sequencerThread.start();
@@ -932,7 +924,9 @@ public final class TxnEngine implements AutoCloseable {
             head.clear();
         }
         ready.forEach(f -> f.complete(null));
-        releaseProofBatches(last);
+        if (proofs != null) {  // null while the constructor recovers: no proof can be waiting then
+            proofs.release(last);
+        }
     }
 
     /** Completes when block {@code blockNo} is in the ledger. */
@@ -965,107 +959,37 @@ public final class TxnEngine implements AutoCloseable {
      * A batched proof of {@code keys} in block {@code blockNo} against the latest digest. If the block is promised
      * but not persisted, waits up to {@code maxWait} for it and then answers {@link ProofResult.Pending}; it never
      * answers with a proof of anything but the persisted block. Requests for one block that arrive together are
-     * answered from one traversal.
+     * answered from one traversal. No byte bound: see {@link #proveWrites(long, List, Duration, long)}.
      */
     public CompletableFuture<ProofResult> proveWrites(long blockNo, List<Bytes> keys, Duration maxWait) {
-        CompletableFuture<ProofResult> f = new CompletableFuture<>();
-        if (keys.isEmpty() || keys.size() > Transaction.MAX_OPS) {
-            f.completeExceptionally(new TxnException(Reason.INVALID, "prove 1.." + Transaction.MAX_OPS + " keys"));
-            return f;
-        }
+        return proveWrites(blockNo, keys, maxWait, new ByteBudget(Long.MAX_VALUE, "a proof"));
+    }
+
+    /**
+     * As {@link #proveWrites(long, List, Duration)}, charging the answer's claims and proof to {@code budget} while
+     * they are collected (see {@link ProofBatcher}). A request whose budget cannot hold its answer completes with
+     * {@link ProofTooLargeException}.
+     */
+    public CompletableFuture<ProofResult> proveWrites(long blockNo, List<Bytes> keys, Duration maxWait,
+                                                      ByteBudget budget) {
         if (blockNo < 0 || blockNo >= promisedBound) {
-            f.completeExceptionally(new TxnException(Reason.INVALID, "block " + blockNo + " was never promised"));
-            return f;
+            return CompletableFuture.failedFuture(new TxnException(Reason.INVALID, "block " + blockNo
+                    + " was never promised"));
         }
-        boolean start;
-        boolean inLedger;
-        synchronized (proofBatches) {
-            ProofBatch b = proofBatches.computeIfAbsent(blockNo, k -> new ProofBatch());
-            b.keys.addAll(keys);
-            b.waiters.add(f);
-            // The ledger's head moves before persisted does; a client may already hold that head's digest.
-            inLedger = persisted.get() >= blockNo || ledger.head().block().number() >= blockNo;
-            start = !b.scheduled && inLedger;
-            b.scheduled |= start;
-        }
-        if (start) {
-            schedule(blockNo);
-        } else if (!inLedger) {
-            // No nudge to the persisting thread: waiting for the interval keeps blocks and proof batches large.
-            timer.schedule(() -> f.complete(new ProofResult.Pending(blockNo, persisted.get())), maxWait.toNanos(),
-                    TimeUnit.NANOSECONDS);
-        }
-        return f;
-    }
-
-    /** After a persist: every proof batch waiting on a block now in the ledger is answered by one traversal. */
-    private void releaseProofBatches(long last) {
-        List<Long> ready = new ArrayList<>();
-        synchronized (proofBatches) {
-            for (Map.Entry<Long, ProofBatch> e : proofBatches.entrySet()) {
-                if (e.getKey() <= last && !e.getValue().scheduled) {
-                    e.getValue().scheduled = true;
-                    ready.add(e.getKey());
-                }
-            }
-        }
-        ready.forEach(this::schedule);
-    }
-
-    private void schedule(long blockNo) {
-        try {
-            workers.execute(() -> runBatch(blockNo));
-        } catch (RejectedExecutionException e) {
-            runBatch(blockNo);
-        }
-    }
-
-    private void runBatch(long blockNo) {
-        ProofBatch b;
-        synchronized (proofBatches) {
-            b = proofBatches.remove(blockNo);
-        }
-        try {
-            long t0 = System.nanoTime();
-            BlockProof bp = prove(blockNo, new ArrayList<>(b.keys));
-            statProofBatches.increment();
-            statProofKeys.add(b.keys.size());
-            statProofNanos.add(System.nanoTime() - t0);
-            observer.proved(b.keys.size(), System.nanoTime() - t0);
-            ProofResult r = new ProofResult.Ready(bp);
-            b.waiters.forEach(w -> w.complete(r));  // a waiter that already timed out keeps its Pending
-        } catch (RuntimeException e) {
-            b.waiters.forEach(w -> w.completeExceptionally(e));
-        }
+        return proofs.prove(blockNo, keys, maxWait, budget);
     }
 
     /**
      * A proof of {@code keys} in the state of the latest block, against that very block's digest: one head read
      * serves both, so the answer is never an older state proven against a newer digest (which a client could not
-     * tell from a stale read). Blocking; runs on the caller's thread.
+     * tell from a stale read). Charges {@code budget} as {@link #proveWrites(long, List, Duration, ByteBudget)} does.
+     * Blocking; runs on the caller's thread.
      */
-    public BlockProof proveLatest(List<Bytes> keys) {
+    public BlockProof proveLatest(List<Bytes> keys, ByteBudget budget) {
         if (keys.isEmpty() || keys.size() > Transaction.MAX_OPS) {
             throw new TxnException(Reason.INVALID, "prove 1.." + Transaction.MAX_OPS + " keys");
         }
-        Ledger.Head head = ledger.head();
-        return prove(head.block().number(), new ArrayList<>(new java.util.TreeSet<>(keys)), head);
-    }
-
-    private BlockProof prove(long blockNo, List<Bytes> sortedKeys) {
-        return prove(blockNo, sortedKeys, ledger.head());
-    }
-
-    private BlockProof prove(long blockNo, List<Bytes> sortedKeys, Ledger.Head head) {
-        long digestBlock = head.block().number();
-        KeysProof proof = ledger.proveKeys(sortedKeys, blockNo, digestBlock);
-        Hash root = ledger.block(blockNo).lowerRoot();
-        List<KeyClaim> claims = new ArrayList<>(sortedKeys.size());
-        for (Bytes k : sortedKeys) {
-            Entry e = ledger.tree().get(root, k);
-            claims.add(e == null || e.isTombstone() ? KeyClaim.absent(k) : KeyClaim.present(k, e.value()));
-        }
-        return new BlockProof(blockNo, head.digest(), claims, proof);
+        return proofs.proveLatest(new ArrayList<>(new java.util.TreeSet<>(keys)), budget);
     }
 
     /** Proof that the ledger at block {@code from} is a prefix of the ledger at {@code to}. */
@@ -1134,7 +1058,7 @@ public final class TxnEngine implements AutoCloseable {
         statAborted.forEach((r, a) -> ab.put(r, a.sum()));
         return new Stats(statCommitted.sum(), statReadOnly.sum(), ab, statWalSyncs.sum(), statWalSyncNanos.sum(),
                 statSequenced.sum(), statValidateNanos.sum(), statEpochs.sum(), statBlocks.sum(), statKeys.sum(),
-                statPersistNanos.sum(), statProofBatches.sum(), statProofKeys.sum(), statProofNanos.sum(),
+                statPersistNanos.sum(), proofs.batches(), proofs.keys(), proofs.nanos(),
                 unpersistedWrites.get());
     }
 

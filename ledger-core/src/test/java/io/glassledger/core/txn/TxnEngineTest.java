@@ -127,6 +127,27 @@ class TxnEngineTest {
     }
 
     @Test
+    void proveWrites_sharedBatchTooLargeForOneRequest_isSplitAndOnlyTheOverBudgetRequestIsRefused() throws Exception {
+        try (TxnEngine e = TxnEngine.open(EngineConfig.defaults(dir).withPersistInterval(Duration.ofHours(1)))) {
+            Promise p = e.commit(draft().put(b("big"), Bytes.of(new byte[200_000])).put(b("s"), b("1")).sign()).get();
+            // The block is not persisted yet, so all three wait in one batch, released together by the persist.
+            var small = e.proveWrites(p.blockNo(), List.of(b("s")), Duration.ofSeconds(30),
+                    new io.glassledger.core.ledger.ByteBudget(10_000, "small"));
+            var large = e.proveWrites(p.blockNo(), List.of(b("big")), Duration.ofSeconds(30),
+                    new io.glassledger.core.ledger.ByteBudget(1_000_000, "large"));
+            var tooLarge = e.proveWrites(p.blockNo(), List.of(b("big")), Duration.ofSeconds(30),
+                    new io.glassledger.core.ledger.ByteBudget(10_000, "too large"));
+            e.persistSoon();
+            BlockProof sp = assertInstanceOf(ProofResult.Ready.class, small.get()).proof();
+            assertEquals(List.of(b("s")), sp.claims().stream().map(c -> c.key()).toList(), "its own keys only");
+            BlockProof lp = assertInstanceOf(ProofResult.Ready.class, large.get()).proof();
+            assertEquals(200_000, lp.claims().get(0).value().length());
+            ExecutionException x = assertThrows(ExecutionException.class, tooLarge::get);
+            assertInstanceOf(io.glassledger.core.ledger.ProofTooLargeException.class, x.getCause());
+        }
+    }
+
+    @Test
     void withoutBatchingEveryTransactionGetsABlockOfItsOwn() throws Exception {
         EngineConfig cfg = EngineConfig.defaults(dir).withPersistInterval(Duration.ofHours(1)).withBatching(false);
         try (TxnEngine e = TxnEngine.open(cfg)) {

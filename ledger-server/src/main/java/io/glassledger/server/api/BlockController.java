@@ -14,6 +14,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
 @RestController
@@ -27,12 +28,17 @@ class BlockController {
 
     @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN})
     @GetMapping("/{number}")
-    Mono<Dto.BlockDto> block(@PathVariable long number) {
+    Mono<Dto.BlockDto> block(@PathVariable long number, ServerWebExchange exchange) {
+        ResponseBudget.Lease lease = ResponseBudget.of(exchange);
         return Mono.fromCallable(() -> {
             TxnEngine e = shard.engine();
             long n = Blocks.persisted(e, number);
             Block b = e.ledger().block(n);
             Bytes txs = e.ledger().blockTransactions(n);
+            // Served whole whatever its size, since auditors need every block: it counts toward the bytes in flight
+            // only (the record is read whole, the store has no partial read; charged before it is encoded).
+            lease.chargeInFlight(2048 + ResponseBudget.base64(b.encode().length)
+                    + (txs == null ? 0 : ResponseBudget.base64(txs.length()) + txs.length() / 32));
             List<String> records = txs == null ? List.of()
                     : TxnEngine.decodeTransactions(txs).stream().map(SignedTransaction::record).map(Wire::b64).toList();
             return new Dto.BlockDto(n, b.timestamp(), b.hash().hex(), b.lowerRoot().hex(), Wire.b64(b.encode()),

@@ -16,9 +16,10 @@ final class Dtos {
         return new Dto.PromiseDto(p.txId().hex(), p.shard(), p.blockNo(), Wire.digest(p.served()));
     }
 
-    static Dto.KeysProofDto proof(BlockProof bp, SignedHead head) {
+    /** @param encodedProof {@code bp.proof().encode()}, which the caller has already made and charged */
+    static Dto.KeysProofDto proof(BlockProof bp, byte[] encodedProof, SignedHead head) {
         return new Dto.KeysProofDto(bp.blockNo(), "READY", Wire.digest(bp.digest()),
-                bp.claims().stream().map(Dtos::claim).toList(), Wire.b64(bp.proof().encode()),
+                bp.claims().stream().map(Dtos::claim).toList(), Wire.b64(encodedProof),
                 head == null ? null : Wire.signedHead(head));
     }
 

@@ -33,7 +33,8 @@ class InfoController {
         var l = requests.limits();
         return new Dto.ServerInfo(shard.number(), shard.serverKey().publicKey().hex(), Ledger.FORMAT,
                 System.currentTimeMillis(), l.maxKeyBytes(), l.maxValueBytes(), l.maxTransactionBytes(),
-                l.maxKeysPerRequest(), map.shards(), map.version(), persistIntervalMillis);
+                l.maxKeysPerRequest(), map.shards(), map.version(), persistIntervalMillis, l.maxResponseBytes(),
+                l.maxProofItems());
     }
 
     /** The latest persisted digest, signed; with {@code block}, the signed head of that persisted block. */

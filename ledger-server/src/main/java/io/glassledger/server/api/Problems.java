@@ -2,6 +2,7 @@ package io.glassledger.server.api;
 
 import io.glassledger.core.LedgerException;
 import io.glassledger.core.codec.MalformedException;
+import io.glassledger.core.ledger.ProofTooLargeException;
 import io.glassledger.core.txn.TxnException;
 import io.glassledger.server.auth.AuthStore;
 import java.net.URI;
@@ -75,6 +76,10 @@ public final class Problems {
             HttpStatus s = HttpStatus.valueOf(r.getStatusCode().value());
             return new ApiException(s.name().toLowerCase(Locale.ROOT), s, r.getReason() == null ? s.getReasonPhrase()
                     : r.getReason());
+        }
+        if (t instanceof ProofTooLargeException x) {
+            return ResponseBudget.responseTooLarge(x.getMessage() + ", what this request's response may hold "
+                    + "(glassledger.limits.max-response-bytes): ask for fewer keys or items");
         }
         if (t instanceof LedgerException l) {
             return new ApiException("internal", HttpStatus.INTERNAL_SERVER_ERROR, l.getMessage());

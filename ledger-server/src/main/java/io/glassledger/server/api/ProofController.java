@@ -5,15 +5,20 @@ import io.glassledger.server.auth.Role;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
 import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.ledger.ByteBudget;
 import io.glassledger.core.proof.AppendOnlyProof;
 import io.glassledger.core.proof.Digest;
+import io.glassledger.core.proof.KeyClaim;
+import io.glassledger.core.txn.BlockProof;
 import io.glassledger.core.txn.ProofResult;
 import io.glassledger.core.txn.TxnEngine;
 import io.glassledger.server.shard.Shard;
 import io.glassledger.server.shard.ShardMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import org.springframework.http.HttpStatus;
@@ -23,6 +28,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
 @RestController
@@ -40,24 +46,38 @@ class ProofController {
 
     @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN})
     @PostMapping("/keys")
-    Mono<Dto.KeysProofDto> keys(@RequestBody(required = false) Dto.ProveKeysRequest body) {
+    Mono<Dto.KeysProofDto> keys(@RequestBody(required = false) Dto.ProveKeysRequest body, ServerWebExchange exchange) {
         Dto.ProveKeysRequest req = requests.body(body);
         List<Bytes> keys = requests.keys("keys", req.keys());
         TxnEngine e = shard.engine();
+        ResponseBudget.Lease lease = ResponseBudget.of(exchange);
         if (req.block() == null) {
             // The latest state is proven against its own digest (clients refuse an older block: a stale read).
-            return Mono.fromCallable(() -> dto(new ProofResult.Ready(e.proveLatest(keys)), true))
-                    .subscribeOn(shard.reads());
+            return Mono.fromCallable(() -> dto(new ProofResult.Ready(e.proveLatest(keys, proofBudget(lease))), true,
+                    lease)).subscribeOn(shard.reads());
         }
         long block = Blocks.persisted(e, req.block());
-        return Mono.fromFuture(e.proveWrites(block, keys, Duration.ZERO)).publishOn(shard.reads())
-                .map(r -> dto(r, true));
+        return Mono.fromFuture(e.proveWrites(block, keys, Duration.ZERO, proofBudget(lease)))
+                .publishOn(shard.reads()).map(r -> dto(r, true, lease));
     }
+
+    /**
+     * The raw bytes the engine may collect for this request's proofs: what its response may still take, less base64's
+     * third and room for the signed heads. Shared by all items of a batch, so their proofs together stay within it.
+     */
+    private static ByteBudget proofBudget(ResponseBudget.Lease lease) {
+        return new ByteBudget(Math.max(0, lease.remaining() - HEAD_BYTES) * 3 / 4, "the proofs of this request");
+    }
+
+    /** A signed head and digest in JSON, charged with each proof that carries them. */
+    private static final int HEAD_BYTES = 1024;
 
     @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN})
     @GetMapping("/append-only")
-    Mono<Dto.AppendOnlyProofDto> appendOnly(@RequestParam long from, @RequestParam(required = false) Long to) {
+    Mono<Dto.AppendOnlyProofDto> appendOnly(@RequestParam long from, @RequestParam(required = false) Long to,
+                                            ServerWebExchange exchange) {
         TxnEngine e = shard.engine();
+        ResponseBudget.Lease lease = ResponseBudget.of(exchange);
         return Mono.fromCallable(() -> {
             long head = e.digest().blockNo();
             long t = to == null ? head : to;
@@ -66,18 +86,21 @@ class ProofController {
                         from > head ? HttpStatus.CONFLICT : HttpStatus.NOT_FOUND,
                         "append-only proof from " + from + " to " + t + " with head " + head);
             }
-            return appendOnly(e, from, t);
+            return appendOnly(e, from, t, lease);
         }).subscribeOn(shard.reads());
     }
 
-    private Dto.AppendOnlyProofDto appendOnly(TxnEngine e, long from, long to) {
+    /** Two digests and O(log n) hashes: small, but charged like any other part of a response. */
+    private Dto.AppendOnlyProofDto appendOnly(TxnEngine e, long from, long to, ResponseBudget.Lease lease) {
         Digest a = e.digest(from);
         Digest b = e.digest(to);
         String proof = null;
+        lease.charge(HEAD_BYTES, "ask for fewer items");
         if (from < to) {
             AppendOnlyProof p = e.proveAppendOnly(from, to);
             byte[] enc = p.encode();
             metrics.proofSize(enc.length);
+            lease.charge(ResponseBudget.base64(enc.length), "ask for fewer items");
             proof = Wire.b64(enc);
         }
         return new Dto.AppendOnlyProofDto(Wire.digest(a), Wire.digest(b), proof);
@@ -85,11 +108,20 @@ class ProofController {
 
     @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN})
     @PostMapping("/batch")
-    Mono<Dto.ProofBatchResponse> batch(@RequestBody(required = false) Dto.ProofBatchRequest body) {
+    Mono<Dto.ProofBatchResponse> batch(@RequestBody(required = false) Dto.ProofBatchRequest body,
+                                       ServerWebExchange exchange) {
         Dto.ProofBatchRequest req = requests.body(body);
         if (req.items() == null || req.items().isEmpty()) {
             throw ApiException.malformed("items: at least one");
         }
+        int maxItems = requests.limits().maxProofItems();
+        if (req.items().size() > maxItems) {
+            // Items bound the traversals, the distinct blocks and the append-only proofs of one request.
+            throw ApiException.tooLarge("items: " + req.items().size() + " items, the limit is " + maxItems
+                    + " (glassledger.limits.max-proof-items): split the batch");
+        }
+        ResponseBudget.Lease lease = ResponseBudget.of(exchange);
+        ByteBudget budget = proofBudget(lease);
         TxnEngine e = shard.engine();
         long wait = req.waitMillis() == null ? 0 : req.waitMillis();
         if (wait < 0 || wait > requests.limits().maxProofWait().toMillis()) {
@@ -115,17 +147,20 @@ class ProofController {
                 throw new ApiException("unknown_block", HttpStatus.NOT_FOUND, "block " + item.block()
                         + " was never promised");
             }
-            fs.add(e.proveWrites(item.block(), keys, Duration.ofMillis(wait)));
+            fs.add(e.proveWrites(item.block(), keys, Duration.ofMillis(wait), budget));
         }
         // allOf completes with null, an empty Mono: the answer is built after it, on the read executor.
         return Mono.fromFuture(CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)))
                 .then(Mono.fromCallable(() -> {
                     List<Dto.KeysProofDto> proofs = new ArrayList<>(fs.size());
                     TreeMap<Long, Digest> digests = new TreeMap<>();
+                    // Items of one block share a proof: encoded once, though charged (and sent) once per item.
+                    Map<BlockProof, byte[]> encoded = new IdentityHashMap<>();
                     for (CompletableFuture<ProofResult> f : fs) {
                         ProofResult r = f.join();
                         if (r instanceof ProofResult.Ready ready) {
-                            proofs.add(dto(r, false));
+                            byte[] enc = encoded.computeIfAbsent(ready.proof(), this::encode);
+                            proofs.add(dto(ready.proof(), enc, false, lease));
                             digests.put(ready.proof().digest().blockNo(), ready.proof().digest());
                         } else {
                             proofs.add(Dtos.pending(((ProofResult.Pending) r).blockNo()));
@@ -135,7 +170,7 @@ class ProofController {
                     if (req.trustedBlock() != null) {
                         for (long b : digests.keySet()) {
                             if (b > req.trustedBlock()) {
-                                ao.add(appendOnly(e, req.trustedBlock(), b));
+                                ao.add(appendOnly(e, req.trustedBlock(), b, lease));
                             }
                         }
                     }
@@ -143,12 +178,29 @@ class ProofController {
                 }).subscribeOn(shard.reads()));
     }
 
-    private Dto.KeysProofDto dto(ProofResult r, boolean signed) {
+    private Dto.KeysProofDto dto(ProofResult r, boolean signed, ResponseBudget.Lease lease) {
         if (r instanceof ProofResult.Ready ready) {
-            Dto.KeysProofDto d = Dtos.proof(ready.proof(), signed ? shard.signedHead(ready.proof().digest()) : null);
-            metrics.proofSize(d.proof().length() * 3 / 4);
-            return d;
+            return dto(ready.proof(), encode(ready.proof()), signed, lease);
         }
+        lease.charge(ResponseBudget.FIELD_BYTES, "ask for fewer items");
         return Dtos.pending(((ProofResult.Pending) r).blockNo());
+    }
+
+    /** The proof's encoding: within the engine's byte budget, which charged its parts as it collected them. */
+    private byte[] encode(BlockProof bp) {
+        byte[] proof = bp.proof().encode();
+        metrics.proofSize(proof.length);
+        return proof;
+    }
+
+    /** Charges the answer's base64 and JSON before making it. */
+    private Dto.KeysProofDto dto(BlockProof bp, byte[] proof, boolean signed, ResponseBudget.Lease lease) {
+        long bytes = HEAD_BYTES + ResponseBudget.base64(proof.length);
+        for (KeyClaim c : bp.claims()) {
+            bytes += ResponseBudget.FIELD_BYTES + ResponseBudget.base64(c.key().length())
+                    + (c.value() == null ? 0 : ResponseBudget.base64(c.value().length()));
+        }
+        lease.charge(bytes, "ask for fewer keys or items");
+        return Dtos.proof(bp, proof, signed ? shard.signedHead(bp.digest()) : null);
     }
 }

@@ -51,15 +51,18 @@ class TxController {
 
     @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN})
     @PostMapping("/get")
-    Mono<Dto.ValuesResponse> get(@RequestBody(required = false) Dto.KeysRequest body) {
+    Mono<Dto.ValuesResponse> get(@RequestBody(required = false) Dto.KeysRequest body, ServerWebExchange exchange) {
         Dto.KeysRequest req = requests.body(body);
         List<Bytes> keys = requests.keys("keys", req.keys());
+        ResponseBudget.Lease lease = ResponseBudget.of(exchange);
         return Mono.fromCallable(() -> {
             TxnEngine e = shard.engine();
             List<Dto.ValueDto> out = new ArrayList<>(keys.size());
+            // Each value is charged before it is base64-encoded into the response.
             if (req.block() == null && req.timestamp() == null) {
                 for (Bytes k : keys) {
                     TxnEngine.Versioned v = e.get(k);
+                    charge(lease, k, v.value() == null ? 0 : v.value().length());
                     out.add(new Dto.ValueDto(Wire.b64(k), Wire.b64(v.value()), v.version()));
                 }
                 return new Dto.ValuesResponse(out, null);
@@ -67,11 +70,18 @@ class TxController {
             long block = req.block() != null ? Blocks.persisted(e, req.block()) : Blocks.atTimestamp(e, req.timestamp());
             for (Bytes k : keys) {
                 Entry en = e.ledger().entry(k, block);
-                out.add(new Dto.ValueDto(Wire.b64(k), en == null || en.isTombstone() ? null : Wire.b64(en.value()),
+                boolean absent = en == null || en.isTombstone();
+                charge(lease, k, absent ? 0 : en.encodedLength());
+                out.add(new Dto.ValueDto(Wire.b64(k), absent ? null : Wire.b64(en.value()),
                         en == null ? 0 : en.version()));
             }
             return new Dto.ValuesResponse(out, block);
         }).subscribeOn(shard.reads());
+    }
+
+    private static void charge(ResponseBudget.Lease lease, Bytes key, long valueBytes) {
+        lease.charge(ResponseBudget.FIELD_BYTES + ResponseBudget.base64(key.length())
+                + ResponseBudget.base64(valueBytes), "ask for fewer keys");
     }
 
     @Allow({Role.CLIENT, Role.ADMIN})
