@@ -66,12 +66,30 @@ final class ShardAuditor implements AutoCloseable {
     private final AtomicLong writesApplied = new AtomicLong();
     private final ArrayDeque<LagSample> lag = new ArrayDeque<>();
     private final int spotCheckEvery;
+    private final Limits limits;
     private long rounds;
+    /** The catch-up a client's audit started, shared by the audits that arrive while it runs. */
+    private final Object catchUpLock = new Object();
+    private java.util.concurrent.CompletableFuture<Void> catchUp;
+    private long lastCatchUpNanos;
+
+    /**
+     * How much work others can make this auditor do.
+     *
+     * @param catchUps            where audit-started catch-ups run (the shard's poll thread: one at a time)
+     * @param catchUpInterval     at most one audit-started catch-up per this interval
+     * @param catchUpWait         how long an audit waits for the catch-up before answering {@code pending}
+     * @param maxClientKeys       the most client keys taken from the shard's list
+     */
+    record Limits(java.util.concurrent.Executor catchUps, java.time.Duration catchUpInterval,
+                  java.time.Duration catchUpWait, int maxClientKeys) {
+    }
 
     /** @param clientKeys the accepted client keys; null: those the shard lists, refreshed as new keys appear */
     ShardAuditor(int shard, ShardHttp http, Path dir, ObjectMapper json, Violations violations, int spotCheckEvery,
-                 Map<Bytes, String> clientKeys) {
+                 Map<Bytes, String> clientKeys, Limits limits) {
         this.spotCheckEvery = spotCheckEvery;
+        this.limits = limits;
         this.fixedKeys = clientKeys != null;
         if (fixedKeys) {
             registered.putAll(clientKeys);
@@ -277,7 +295,13 @@ final class ShardAuditor implements AutoCloseable {
     }
 
     private void refreshRegistrations() throws IOException, InterruptedException {
-        for (Dto.ClientKeyDto c : http.get("/v1/clients", new TypeReference<List<Dto.ClientKeyDto>>() { })) {
+        List<Dto.ClientKeyDto> listed = http.get("/v1/clients", new TypeReference<List<Dto.ClientKeyDto>>() { });
+        if (listed.size() > limits.maxClientKeys()) {
+            // Not a violation (a large deployment is not a lie), but no more memory than configured either.
+            throw new IOException("shard " + shard + " lists " + listed.size() + " client keys, over "
+                    + "glassledger.auditor.max-client-keys (" + limits.maxClientKeys() + ")");
+        }
+        for (Dto.ClientKeyDto c : listed) {
             registered.put(Bytes.fromHex(c.publicKey()), c.clientId());
         }
     }
@@ -327,7 +351,51 @@ final class ShardAuditor implements AutoCloseable {
      * that contradicts the auditor's history is a fork, kept as evidence; without a valid signature the claim is
      * only the client's word ({@code inconsistent}).
      */
-    synchronized AuditAnswer check(Dto.AuditRequest r) {
+    AuditAnswer check(Dto.AuditRequest r) {
+        AuditAnswer first = answer(r, false);
+        if (first != BEHIND) {
+            return first;
+        }
+        awaitCatchUp();
+        return answer(r, true);
+    }
+
+    /** A marker: the client is ahead of the audit, and a catch-up may answer it. */
+    private static final AuditAnswer BEHIND = new AuditAnswer("behind", null, null);
+
+    /**
+     * Starts a catch-up for a client's audit unless one is running (then waits for that one) or one started less
+     * than {@code catchUpInterval} ago (then answers at once): however many audits arrive, a shard does at most one
+     * audit-started catch-up per interval, on its own poll thread, never on the caller's.
+     */
+    private void awaitCatchUp() {
+        java.util.concurrent.CompletableFuture<Void> f;
+        synchronized (catchUpLock) {
+            f = catchUp;
+            if (f == null || f.isDone()) {
+                long now = System.nanoTime();
+                if (f != null && now - lastCatchUpNanos < limits.catchUpInterval().toNanos()) {
+                    return;
+                }
+                lastCatchUpNanos = now;
+                try {
+                    f = java.util.concurrent.CompletableFuture.runAsync(this::poll, limits.catchUps());
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    return;  // shutting down
+                }
+                catchUp = f;
+            }
+        }
+        try {
+            f.get(limits.catchUpWait().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            // answered pending: the client asks again later
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private synchronized AuditAnswer answer(Dto.AuditRequest r, boolean afterCatchUp) {
         Digest claimed = Wire.digest("hash", new Dto.DigestDto(r.block(), r.hash()));
         SignedHead signed = null;
         if (r.signedHead() != null) {
@@ -342,8 +410,9 @@ final class ShardAuditor implements AutoCloseable {
                         + "'s key: " + e.getMessage(), null);
             }
         }
-        if (ledger == null || claimed.blockNo() > ledger.head().block().number()) {
-            poll();
+        if ((ledger == null || claimed.blockNo() > ledger.head().block().number()) && !afterCatchUp
+                && halted == null) {
+            return BEHIND;
         }
         if (ledger == null || claimed.blockNo() > ledger.head().block().number()) {
             if (halted != null) {
@@ -378,7 +447,7 @@ final class ShardAuditor implements AutoCloseable {
      *
      * @return null if consistent (or not yet comparable), else the violation kind
      */
-    synchronized String gossip(SignedHead peer, String from) {
+    synchronized String gossip(SignedHead peer, Gossip.Origin from) {
         if (halted != null || serverKey == null || peer.shard() != shard) {
             return null;
         }
@@ -398,20 +467,22 @@ final class ShardAuditor implements AutoCloseable {
         return compareWithPeer(peer, from);
     }
 
-    private String compareWithPeer(SignedHead peer, String from) {
+    private String compareWithPeer(SignedHead peer, Gossip.Origin from) {
         Digest mine = ledger.digest(peer.digest().blockNo());
         if (mine.equals(peer.digest())) {
             return null;
         }
         Map<String, Object> ev = forkEvidence("peerSignedHead", peer, mine);
-        ev.put("peer", from);
-        violation(peer.digest().blockNo(), "fork", "auditor " + from + " verified digest " + peer.digest()
+        ev.put("peer", from.peer());
+        ev.put("peerKey", from.key());
+        ev.put("peerGossip", from.message());  // the peer's signed message: who reported the other head, provably
+        violation(peer.digest().blockNo(), "fork", "auditor " + from.peer() + " verified digest " + peer.digest()
                 + ", signed by the shard; this auditor's re-executed history has " + mine, ev);
         return "fork";
     }
 
     private SignedHead pendingPeerHead;
-    private String pendingPeerFrom;
+    private Gossip.Origin pendingPeerFrom;
 
     /** The outcome of a client's audit request: {@code problem} null means the digest is on this history. */
     record AuditAnswer(String problem, String detail, Digest auditorDigest) {

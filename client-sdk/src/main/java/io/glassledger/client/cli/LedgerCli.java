@@ -345,6 +345,19 @@ public final class LedgerCli {
         return 0;
     }
 
+    /** Who reported a head through gossip: the peer auditor's signature over its message, which must carry the head. */
+    private static String peerGossip(com.fasterxml.jackson.databind.JsonNode node, SignedHead reported) {
+        try {
+            var m = JSON.treeToValue(node, io.glassledger.api.SignedGossip.Message.class);
+            List<SignedHead> sent = io.glassledger.api.SignedGossip.verify(m);
+            return "gossip from auditor " + m.from() + ": valid signature by auditor key " + m.key() + " at "
+                    + java.time.Instant.ofEpochMilli(m.sentAt()) + (reported != null && sent.contains(reported)
+                    ? ", carrying peerSignedHead" : ", NOT carrying peerSignedHead");
+        } catch (IOException | RuntimeException | VerificationException e) {
+            return "gossip from a peer auditor: NOT valid (" + e.getMessage() + ")";
+        }
+    }
+
     /**
      * An auditor's violation, checked with nothing but the file: every signed head in it must verify (under
      * {@code --server-key} if given). Two valid heads of one shard, under one key, for one block with two roots prove
@@ -382,6 +395,9 @@ public final class LedgerCli {
             } catch (IOException | RuntimeException | VerificationException e) {
                 findings.add("signed head " + f.getKey() + ": NOT valid (" + e.getMessage() + ")");
             }
+        }
+        if (ev.has("peerGossip")) {
+            findings.add(peerGossip(ev.get("peerGossip"), heads.get("peerSignedHead")));
         }
         String proven = null;
         List<Map.Entry<String, SignedHead>> hs = new ArrayList<>(heads.entrySet());
