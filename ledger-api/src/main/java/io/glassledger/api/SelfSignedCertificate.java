@@ -29,8 +29,8 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 /**
  * The TLS identity of a server or an auditor when none is configured: an ECDSA P-256 key and a self-signed
  * certificate for {@code localhost} and {@code 127.0.0.1}, made at first start and kept in {@code <data>/tls/server.p12}
- * (password in {@code server.p12.password}, both created mode 600 and fsynced, {@link PrivateFiles}), so the fingerprint clients pin stays the same across
- * restarts. Needs Bouncy Castle's bcpkix, an optional dependency of ledger-api: the services declare it, the SDK
+ * (password in {@code server.p12.password}, both created mode 600 and fsynced, {@link PrivateFiles}), so the
+ * fingerprint clients pin stays the same across restarts. Needs Bouncy Castle's bcpkix, an optional dependency of ledger-api: the services declare it, the SDK
  * does not need it.
  */
 public final class SelfSignedCertificate {

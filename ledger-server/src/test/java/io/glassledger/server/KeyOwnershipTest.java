@@ -24,7 +24,8 @@ class KeyOwnershipTest {
             Https https = new Https(server.url(), server.fingerprint());
             String owner = server.apiKey("default");
             SigningKey key = SigningKey.generate();
-            assertEquals(201, https.post("/v1/clients/key", owner, Map.of("publicKey", key.publicKey().hex())).status());
+            assertEquals(201, https.post("/v1/clients/key", owner, Map.of("publicKey", key.publicKey().hex()))
+                    .status());
             var made = https.post("/v1/admin/api-keys", server.apiKey("admin"),
                     Map.of("clientId", "mallory", "role", "client"));
             assertEquals(201, made.status());

@@ -154,7 +154,7 @@ class RocksDbNodeStoreTest extends NodeStoreContract {
     @Test
     void readsInFlight_whileClosing_endOnlyWithStoreClosed() throws Exception {
         store.write(new StoreBatch().putNode(hashOf("a"), bytes("node a")).putBlock(0, bytes("b0")));
-        java.util.concurrent.ConcurrentLinkedQueue<Throwable> failures = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        var failures = new java.util.concurrent.ConcurrentLinkedQueue<Throwable>();
         java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
         List<Thread> readers = new ArrayList<>();
         for (int t = 0; t < 4; t++) {

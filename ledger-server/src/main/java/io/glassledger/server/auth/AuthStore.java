@@ -80,9 +80,10 @@ public class AuthStore {
             } else if (keys.isEmpty()) {
                 firstStart(creds);
             } else if (!Files.exists(creds)) {
-                LOG.warn("{} is absent: the first-start API keys are known only to whoever saved that file. If no "
-                        + "one did, first start was interrupted by an earlier version: stop the server, delete {} "
-                        + "and start again to make new first-start keys", creds.toAbsolutePath(),
+                // Normal when the keys were copied from another shard or the file was removed once saved elsewhere.
+                LOG.info("{} is absent: the API keys are known only to whoever saved them. If no one did (a first "
+                        + "start interrupted under an earlier GlassLedger version), stop the server, delete {} and "
+                        + "start again to make new first-start keys", creds.toAbsolutePath(),
                         keysFile.toAbsolutePath());
             }
         } catch (IOException e) {
