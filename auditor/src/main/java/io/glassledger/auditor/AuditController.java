@@ -1,6 +1,7 @@
 package io.glassledger.auditor;
 
 import io.glassledger.api.Dto;
+import io.glassledger.api.SignedGossip;
 import io.glassledger.api.Wire;
 import io.glassledger.core.proof.SignedHead;
 import java.net.URI;
@@ -26,18 +27,30 @@ import reactor.core.scheduler.Schedulers;
 class AuditController {
     private final AuditService service;
     private final Gossip gossip;
+    /** Audits being answered; one more than the limit is refused at once rather than queued. */
+    private final java.util.concurrent.Semaphore audits;
+    private final int maxAudits;
 
-    AuditController(AuditService service, Gossip gossip) {
+    AuditController(AuditService service, Gossip gossip, AuditorProperties props) {
         this.service = service;
         this.gossip = gossip;
+        this.maxAudits = props.maxConcurrentAudits();
+        this.audits = new java.util.concurrent.Semaphore(maxAudits);
     }
 
-    /** Gossip from another auditor: its latest verified signed heads; the answer is this auditor's. */
+    /**
+     * Gossip from another auditor, signed by its key: its latest verified signed heads; the answer is this auditor's,
+     * signed by this auditor's key. Unsigned, stale or unknown senders get a problem and are not looked at further.
+     */
     @PostMapping("/gossip")
-    Mono<Gossip.Message> gossip(@RequestBody(required = false) Gossip.Message m) {
+    Mono<ResponseEntity<Object>> gossip(@RequestBody(required = false) SignedGossip.Message m) {
         return Mono.fromCallable(() -> {
-            gossip.receive(m);
-            return gossip.heads();
+            try {
+                gossip.receive(m);
+            } catch (Gossip.Refused r) {
+                return problem(r.code, r.status, r.getMessage());
+            }
+            return ResponseEntity.ok((Object) gossip.heads());
         }).subscribeOn(Schedulers.boundedElastic());
     }
 
@@ -63,7 +76,8 @@ class AuditController {
             out.add(m);
         }
         return Map.of("shards", out, "ok", out.stream().allMatch(m -> m.get("halted") == null),
-                "peersLastHeard", gossip.lastHeard());
+                "peersLastHeard", gossip.lastHeard(), "auditorKey", gossip.publicKey().hex(),
+                "auditsInFlight", maxAudits - audits.availablePermits());
     }
 
     /** GlassDB's Audit(digest, block_no): 200 if the digest is on the auditor's history, else a problem. */
@@ -75,12 +89,18 @@ class AuditController {
                     + "signedHead?} for one of the " + service.shards().size() + " shards"));
         }
         ShardAuditor a = service.shards().get(req.shard());
+        if (!audits.tryAcquire()) {
+            return Mono.just(problem("overloaded", HttpStatus.SERVICE_UNAVAILABLE, maxAudits + " audits are being "
+                    + "answered (glassledger.auditor.max-concurrent-audits); try again shortly"));
+        }
         return Mono.fromCallable(() -> {
             ShardAuditor.AuditAnswer ans;
             try {
                 ans = a.check(req);
             } catch (Wire.BadWireException e) {
                 return problem("malformed", HttpStatus.BAD_REQUEST, e.getMessage());
+            } catch (io.glassledger.core.store.StoreClosedException e) {
+                return problem("unavailable", HttpStatus.SERVICE_UNAVAILABLE, "the auditor is shutting down");
             }
             if (ans.problem() == null) {
                 return ResponseEntity.ok((Object) Map.of("shard", req.shard(), "block", req.block(), "status",
@@ -93,7 +113,7 @@ class AuditController {
                         req.block(), "status", "pending", "detail", ans.detail()));
                 default -> problem(ans.problem(), HttpStatus.SERVICE_UNAVAILABLE, ans.detail());
             };
-        }).subscribeOn(Schedulers.boundedElastic());
+        }).subscribeOn(Schedulers.boundedElastic()).doFinally(signal -> audits.release());
     }
 
     private static ResponseEntity<Object> problem(String code, HttpStatus status, String detail) {
@@ -101,6 +121,10 @@ class AuditController {
         p.setType(URI.create("https://glassledger.io/problems/" + code.replace('_', '-')));
         p.setProperty("code", code);
         p.setProperty("retryable", status == HttpStatus.SERVICE_UNAVAILABLE);
-        return ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(p);
+        var b = ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON);
+        if (status == HttpStatus.SERVICE_UNAVAILABLE) {
+            b.header(org.springframework.http.HttpHeaders.RETRY_AFTER, "1");
+        }
+        return b.body(p);
     }
 }

@@ -64,10 +64,17 @@ class AuditService {
         Violations violations = new Violations(props.dataDir().resolve("violations.jsonl"), json, registry,
                 props.webhook());
         Map<Bytes, String> clientKeys = props.clientKeys() == null ? null : clientKeys(props.clientKeys());
+        timer = Executors.newScheduledThreadPool(urls.size(), r -> {
+            Thread t = new Thread(r, "auditor-poll");
+            t.setDaemon(true);
+            return t;
+        });
+        ShardAuditor.Limits limits = new ShardAuditor.Limits(timer, props.auditCatchUpInterval(),
+                java.time.Duration.ofSeconds(10), props.maxClientKeys(), props.replayWindow());
         for (int i = 0; i < urls.size(); i++) {
             ShardAuditor a = new ShardAuditor(i, new ShardHttp(urls.get(i), pin, props.apiKey(), json),
                     props.dataDir().resolve("shard-" + i), json, violations, Math.max(1, props.spotCheckEvery()),
-                    clientKeys, props.replayWindow());
+                    clientKeys, limits);
             shards.add(a);
             String s = Integer.toString(i);
             FunctionCounter.builder("glassledger.auditor.blocks.verified", a, ShardAuditor::blocksVerified)
@@ -81,11 +88,6 @@ class AuditService {
             Gauge.builder("glassledger.auditor.halted", a, x -> x.halted() == null ? 0 : 1)
                     .description("1 once a violation stopped the shard's audit").tag("shard", s).register(registry);
         }
-        timer = Executors.newScheduledThreadPool(shards.size(), r -> {
-            Thread t = new Thread(r, "auditor-poll");
-            t.setDaemon(true);
-            return t;
-        });
         long every = props.pollInterval().toMillis();
         for (ShardAuditor a : shards) {
             timer.scheduleWithFixedDelay(a::poll, 0, every, TimeUnit.MILLISECONDS);

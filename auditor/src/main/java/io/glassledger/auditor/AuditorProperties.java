@@ -21,7 +21,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param peers        other auditors, which this one sends its latest signed heads to ({@code POST /v1/gossip});
  *                     HTTPS only
  * @param peerPins     SHA-256 of each peer's TLS certificate, in the order of {@code peers}; empty: the JDK's trust
+ * @param peerKeys     each peer's Ed25519 gossip key (hex, its {@code <data>/auditor.key}'s public key, logged at its
+ *                     start and shown in its {@code /v1/status}), in the order of {@code peers}; required with peers.
+ *                     Gossip is accepted only when signed by one of these keys, and answers only when signed by the
+ *                     key of the peer asked
  * @param gossipInterval how often
+ * @param gossipMaxAge gossip signed longer ago than this (or this far in the future) is refused
+ * @param auditCatchUpInterval a client's audit beyond the audited block starts at most one catch-up per shard per
+ *                     this interval (others wait for the one in flight, or are answered {@code pending})
+ * @param maxConcurrentAudits audits answered at once; beyond, 503 {@code overloaded} with {@code Retry-After}
+ * @param maxClientKeys the most client keys taken from a shard's {@code GET /v1/clients}
  * @param spotCheckEvery every this many rounds, one block verified earlier is fetched again and compared
  * @param clientKeys   optional: the client keys this auditor accepts, one {@code <hex public key> [client id]} per
  *                     line ({@code #} comments); unset: every key the shards list at {@code GET /v1/clients}. A shard
@@ -39,11 +48,17 @@ public record AuditorProperties(@DefaultValue("auditor-data") Path dataDir, Path
                                 @DefaultValue("") List<String> peerPins,
                                 @DefaultValue("2s") Duration gossipInterval,
                                 @DefaultValue("10") int spotCheckEvery, Path clientKeys,
+                                @DefaultValue("") List<String> peerKeys,
+                                @DefaultValue("2m") Duration gossipMaxAge,
+                                @DefaultValue("1s") Duration auditCatchUpInterval,
+                                @DefaultValue("16") int maxConcurrentAudits,
+                                @DefaultValue("100000") int maxClientKeys,
                                 @DefaultValue("3m") Duration replayWindow) {
     public AuditorProperties {
         shards = shards.stream().filter(u -> !u.toString().isBlank()).toList();
         peers = peers.stream().filter(u -> !u.toString().isBlank()).toList();
         peerPins = peerPins.stream().filter(p -> !p.isBlank()).toList();
+        peerKeys = peerKeys.stream().filter(k -> !k.isBlank()).map(String::strip).toList();
         for (URI u : peers) {
             if (!"https".equals(u.getScheme())) {
                 throw new IllegalArgumentException("glassledger.auditor.peers: " + u + " is not https (an auditor's "
@@ -53,6 +68,21 @@ public record AuditorProperties(@DefaultValue("auditor-data") Path dataDir, Path
         if (!peerPins.isEmpty() && peerPins.size() != peers.size()) {
             throw new IllegalArgumentException("glassledger.auditor.peer-pins: " + peerPins.size() + " pins for "
                     + peers.size() + " peers (one per peer, in the same order)");
+        }
+        if (peerKeys.size() != peers.size()) {
+            throw new IllegalArgumentException("glassledger.auditor.peer-keys: " + peerKeys.size() + " keys for "
+                    + peers.size() + " peers (each peer's gossip key, in the order of peers: gossip is accepted only "
+                    + "from them)");
+        }
+        for (String k : peerKeys) {
+            if (!k.matches("[0-9a-fA-F]{64}")) {
+                throw new IllegalArgumentException("glassledger.auditor.peer-keys: " + k + " is not a 32-byte "
+                        + "Ed25519 public key in hex");
+            }
+        }
+        if (maxConcurrentAudits < 1 || maxClientKeys < 1) {
+            throw new IllegalArgumentException("glassledger.auditor.max-concurrent-audits and max-client-keys must "
+                    + "be positive");
         }
     }
 }

@@ -67,16 +67,32 @@ final class ShardAuditor implements AutoCloseable {
     private final AtomicLong writesApplied = new AtomicLong();
     private final ArrayDeque<LagSample> lag = new ArrayDeque<>();
     private final int spotCheckEvery;
-    private final long replayWindowMillis;
+    private final Limits limits;
     /** Ids of recently audited blocks, against replays; rebuilt from the audited ledger when it is opened. */
     private RecentTxIds recent;
     private long rounds;
+    /** The catch-up a client's audit started, shared by the audits that arrive while it runs. */
+    private final Object catchUpLock = new Object();
+    private java.util.concurrent.CompletableFuture<Void> catchUp;
+    private long lastCatchUpNanos;
+
+    /**
+     * How much work others can make this auditor do.
+     *
+     * @param catchUps            where audit-started catch-ups run (the shard's poll thread: one at a time)
+     * @param catchUpInterval     at most one audit-started catch-up per this interval
+     * @param catchUpWait         how long an audit waits for the catch-up before answering {@code pending}
+     * @param maxClientKeys       the most client keys taken from the shard's list
+     */
+    record Limits(java.util.concurrent.Executor catchUps, java.time.Duration catchUpInterval,
+                  java.time.Duration catchUpWait, int maxClientKeys, java.time.Duration replayWindow) {
+    }
 
     /** @param clientKeys the accepted client keys; null: those the shard lists, refreshed as new keys appear */
     ShardAuditor(int shard, ShardHttp http, Path dir, ObjectMapper json, Violations violations, int spotCheckEvery,
-                 Map<Bytes, String> clientKeys, java.time.Duration replayWindow) {
+                 Map<Bytes, String> clientKeys, Limits limits) {
         this.spotCheckEvery = spotCheckEvery;
-        this.replayWindowMillis = replayWindow.toMillis();
+        this.limits = limits;
         this.fixedKeys = clientKeys != null;
         if (fixedKeys) {
             registered.putAll(clientKeys);
@@ -177,7 +193,7 @@ final class ShardAuditor implements AutoCloseable {
         store = new RocksDbNodeStore(dir.resolve("ledger"), true, 64L << 20);
         if (store.blockCount() > 0) {
             ledger = Ledger.open(store, 64L << 20);
-            recent = RecentTxIds.rebuild(ledger, replayWindowMillis);
+            recent = RecentTxIds.rebuild(ledger, limits.replayWindow().toMillis());
             return;
         }
         // The shard's genesis block fixes the format and tree parameters; the auditor makes its own and compares.
@@ -192,7 +208,7 @@ final class ShardAuditor implements AutoCloseable {
         if (!ledger.block(0).hash().equals(theirs.hash())) {
             throw new IllegalStateException("shard " + shard + "'s genesis block is not one this auditor can rebuild");
         }
-        recent = new RecentTxIds(replayWindowMillis);
+        recent = new RecentTxIds(limits.replayWindow().toMillis());
     }
 
     /**
@@ -297,7 +313,7 @@ final class ShardAuditor implements AutoCloseable {
         try {
             if ("replayed_transaction".equals(o.kind())) {
                 if (o.earlierBlock() == null) {
-                    ev.put("replayWindowMillis", replayWindowMillis);
+                    ev.put("replayWindowMillis", limits.replayWindow().toMillis());
                 } else if (o.earlierBlock() != n) {
                     Dto.BlockDto earlier = http.get("/v1/blocks/" + o.earlierBlock(), Dto.BlockDto.class);
                     ev.put("earlierBlock", earlier);
@@ -318,7 +334,13 @@ final class ShardAuditor implements AutoCloseable {
     }
 
     private void refreshRegistrations() throws IOException, InterruptedException {
-        for (Dto.ClientKeyDto c : http.get("/v1/clients", new TypeReference<List<Dto.ClientKeyDto>>() { })) {
+        List<Dto.ClientKeyDto> listed = http.get("/v1/clients", new TypeReference<List<Dto.ClientKeyDto>>() { });
+        if (listed.size() > limits.maxClientKeys()) {
+            // Not a violation (a large deployment is not a lie), but no more memory than configured either.
+            throw new IOException("shard " + shard + " lists " + listed.size() + " client keys, over "
+                    + "glassledger.auditor.max-client-keys (" + limits.maxClientKeys() + ")");
+        }
+        for (Dto.ClientKeyDto c : listed) {
             registered.put(Bytes.fromHex(c.publicKey()), c.clientId());
         }
     }
@@ -368,7 +390,51 @@ final class ShardAuditor implements AutoCloseable {
      * that contradicts the auditor's history is a fork, kept as evidence; without a valid signature the claim is
      * only the client's word ({@code inconsistent}).
      */
-    synchronized AuditAnswer check(Dto.AuditRequest r) {
+    AuditAnswer check(Dto.AuditRequest r) {
+        AuditAnswer first = answer(r, false);
+        if (first != BEHIND) {
+            return first;
+        }
+        awaitCatchUp();
+        return answer(r, true);
+    }
+
+    /** A marker: the client is ahead of the audit, and a catch-up may answer it. */
+    private static final AuditAnswer BEHIND = new AuditAnswer("behind", null, null);
+
+    /**
+     * Starts a catch-up for a client's audit unless one is running (then waits for that one) or one started less
+     * than {@code catchUpInterval} ago (then answers at once): however many audits arrive, a shard does at most one
+     * audit-started catch-up per interval, on its own poll thread, never on the caller's.
+     */
+    private void awaitCatchUp() {
+        java.util.concurrent.CompletableFuture<Void> f;
+        synchronized (catchUpLock) {
+            f = catchUp;
+            if (f == null || f.isDone()) {
+                long now = System.nanoTime();
+                if (f != null && now - lastCatchUpNanos < limits.catchUpInterval().toNanos()) {
+                    return;
+                }
+                lastCatchUpNanos = now;
+                try {
+                    f = java.util.concurrent.CompletableFuture.runAsync(this::poll, limits.catchUps());
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    return;  // shutting down
+                }
+                catchUp = f;
+            }
+        }
+        try {
+            f.get(limits.catchUpWait().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            // answered pending: the client asks again later
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private synchronized AuditAnswer answer(Dto.AuditRequest r, boolean afterCatchUp) {
         Digest claimed = Wire.digest("hash", new Dto.DigestDto(r.block(), r.hash()));
         SignedHead signed = null;
         if (r.signedHead() != null) {
@@ -383,8 +449,9 @@ final class ShardAuditor implements AutoCloseable {
                         + "'s key: " + e.getMessage(), null);
             }
         }
-        if (ledger == null || claimed.blockNo() > ledger.head().block().number()) {
-            poll();
+        if ((ledger == null || claimed.blockNo() > ledger.head().block().number()) && !afterCatchUp
+                && halted == null) {
+            return BEHIND;
         }
         if (ledger == null || claimed.blockNo() > ledger.head().block().number()) {
             if (halted != null) {
@@ -419,7 +486,7 @@ final class ShardAuditor implements AutoCloseable {
      *
      * @return null if consistent (or not yet comparable), else the violation kind
      */
-    synchronized String gossip(SignedHead peer, String from) {
+    synchronized String gossip(SignedHead peer, Gossip.Origin from) {
         if (halted != null || serverKey == null || peer.shard() != shard) {
             return null;
         }
@@ -439,20 +506,22 @@ final class ShardAuditor implements AutoCloseable {
         return compareWithPeer(peer, from);
     }
 
-    private String compareWithPeer(SignedHead peer, String from) {
+    private String compareWithPeer(SignedHead peer, Gossip.Origin from) {
         Digest mine = ledger.digest(peer.digest().blockNo());
         if (mine.equals(peer.digest())) {
             return null;
         }
         Map<String, Object> ev = forkEvidence("peerSignedHead", peer, mine);
-        ev.put("peer", from);
-        violation(peer.digest().blockNo(), "fork", "auditor " + from + " verified digest " + peer.digest()
+        ev.put("peer", from.peer());
+        ev.put("peerKey", from.key());
+        ev.put("peerGossip", from.message());  // the peer's signed message: who reported the other head, provably
+        violation(peer.digest().blockNo(), "fork", "auditor " + from.peer() + " verified digest " + peer.digest()
                 + ", signed by the shard; this auditor's re-executed history has " + mine, ev);
         return "fork";
     }
 
     private SignedHead pendingPeerHead;
-    private String pendingPeerFrom;
+    private Gossip.Origin pendingPeerFrom;
 
     /** The outcome of a client's audit request: {@code problem} null means the digest is on this history. */
     record AuditAnswer(String problem, String detail, Digest auditorDigest) {

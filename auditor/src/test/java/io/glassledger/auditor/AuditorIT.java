@@ -59,6 +59,8 @@ class AuditorIT {
     private static final SigningKey CLIENT = SigningKey.generate();
     /** Each auditor's base URL and the fingerprint of its certificate, made before it starts so peers can pin it. */
     private static final Map<String, String> PINS = new ConcurrentHashMap<>();
+    /** Each auditor's base URL and its gossip key (made before it starts, so peers can list it). */
+    private static final Map<String, String> GOSSIP_KEYS = new ConcurrentHashMap<>();
     private static Path root;
     private static Path dir;
     private static Properties cluster;
@@ -614,6 +616,7 @@ class AuditorIT {
                 "--glassledger.auditor.data-dir=" + data, "--glassledger.auditor.cluster=" + clusterFile,
                 "--glassledger.auditor.poll-interval=200ms", "--glassledger.auditor.peers=" + peer,
                 "--glassledger.auditor.peer-pins=" + PINS.get(peer),
+                "--glassledger.auditor.peer-keys=" + GOSSIP_KEYS.get(peer),
                 "--glassledger.auditor.gossip-interval=500ms", "--logging.level.root=WARN"));
         cmd.addAll(List.of(extra));
         ProcessBuilder pb = new ProcessBuilder(cmd)
@@ -636,6 +639,7 @@ class AuditorIT {
     private static String auditorUrl(int port, Path data) throws Exception {
         String url = "https://127.0.0.1:" + port;
         PINS.put(url, SelfSignedCertificate.loadOrCreate(data.resolve("tls")).fingerprint());
+        GOSSIP_KEYS.put(url, AuditorKey.loadOrCreate(data).publicKey().hex());
         return url;
     }
 

@@ -2,13 +2,10 @@ package io.glassledger.api;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
@@ -32,8 +29,8 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 /**
  * The TLS identity of a server or an auditor when none is configured: an ECDSA P-256 key and a self-signed
  * certificate for {@code localhost} and {@code 127.0.0.1}, made at first start and kept in {@code <data>/tls/server.p12}
- * (password in {@code server.p12.password}, both mode 600), so the fingerprint clients pin stays the same across
- * restarts. Needs Bouncy Castle's bcpkix, an optional dependency of ledger-api: the services declare it, the SDK
+ * (password in {@code server.p12.password}, both created mode 600 and fsynced, {@link PrivateFiles}), so the
+ * fingerprint clients pin stays the same across restarts. Needs Bouncy Castle's bcpkix, an optional dependency of ledger-api: the services declare it, the SDK
  * does not need it.
  */
 public final class SelfSignedCertificate {
@@ -53,13 +50,11 @@ public final class SelfSignedCertificate {
             Files.createDirectories(dir);
             String password = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
             KeyStore store = create(password);
-            Path tmp = dir.resolve("server.p12.tmp");
-            try (OutputStream out = Files.newOutputStream(tmp)) {
-                store.store(out, password.toCharArray());
-            }
-            writePrivate(pw, password);
-            restrict(tmp);
-            Files.move(tmp, ks, StandardCopyOption.ATOMIC_MOVE);
+            var bytes = new java.io.ByteArrayOutputStream();
+            store.store(bytes, password.toCharArray());
+            // The password first: a crash before the key store leaves no key store, and the next start makes both.
+            PrivateFiles.write(pw, password);
+            PrivateFiles.write(ks, bytes.toByteArray());
         }
         String password = Files.readString(pw, StandardCharsets.UTF_8).trim();
         KeyStore store = KeyStore.getInstance("PKCS12");
@@ -120,19 +115,8 @@ public final class SelfSignedCertificate {
         return store;
     }
 
-    /** Writes a secret file readable by its owner only. */
+    /** Writes a secret file readable by its owner only ({@link PrivateFiles#write(Path, String)}). */
     public static void writePrivate(Path p, String content) throws IOException {
-        Path tmp = p.resolveSibling(p.getFileName() + ".tmp");
-        Files.writeString(tmp, content, StandardCharsets.UTF_8);
-        restrict(tmp);
-        Files.move(tmp, p, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    }
-
-    private static void restrict(Path p) throws IOException {
-        try {
-            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-------"));
-        } catch (UnsupportedOperationException ignored) {
-            // not a POSIX file system: the directory's permissions apply
-        }
+        PrivateFiles.write(p, content);
     }
 }

@@ -76,6 +76,9 @@ final class EvidenceCheck {
                 findings.add("signed head " + f.getKey() + ": NOT valid (" + e.getMessage() + ")");
             }
         }
+        if (ev.has("peerGossip")) {
+            findings.add(peerGossip(ev.get("peerGossip"), heads.get("peerSignedHead"), json));
+        }
         String proven = fork(heads);
         CheckedBlock block = null;
         if (ev.has("shardBlock")) {
@@ -91,6 +94,19 @@ final class EvidenceCheck {
             }
         }
         return new Result(kind, root.path("detail").asText(""), findings, proven);
+    }
+
+    /** Who reported a head through gossip: the peer auditor's signature over its message, which must carry the head. */
+    private static String peerGossip(JsonNode node, SignedHead reported, ObjectMapper json) {
+        try {
+            var m = json.treeToValue(node, io.glassledger.api.SignedGossip.Message.class);
+            List<SignedHead> sent = io.glassledger.api.SignedGossip.verify(m);
+            return "gossip from auditor " + m.from() + ": valid signature by auditor key " + m.key() + " at "
+                    + java.time.Instant.ofEpochMilli(m.sentAt()) + (reported != null && sent.contains(reported)
+                    ? ", carrying peerSignedHead" : ", NOT carrying peerSignedHead");
+        } catch (IOException | RuntimeException | VerificationException e) {
+            return "gossip from a peer auditor: NOT valid (" + e.getMessage() + ")";
+        }
     }
 
     private static String fork(Map<String, SignedHead> heads) {

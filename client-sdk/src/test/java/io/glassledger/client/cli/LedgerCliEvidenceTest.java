@@ -69,6 +69,26 @@ class LedgerCliEvidenceTest {
     }
 
     @Test
+    void aForkFoundByGossip_namesTheReportingAuditorBySignature() throws IOException {
+        SignedHead peer = head(server, 2, 7, 1);
+        SigningKey auditor = SigningKey.generate();
+        var gossip = io.glassledger.api.SignedGossip.sign(auditor, "auditor-b", 5_000, java.util.List.of(peer));
+        Map<String, Object> ev = new LinkedHashMap<>();
+        ev.put("peerSignedHead", Wire.signedHead(peer));
+        ev.put("shardSignedHead", Wire.signedHead(head(server, 2, 7, 2)));
+        ev.put("peerGossip", gossip);
+        Path f = write(Map.of("shard", 2, "block", 7, "kind", "fork", "detail", "test", "evidence", ev));
+        assertEquals(0, run("evidence", f.toString()), out);
+        assertTrue(out.contains("gossip from auditor auditor-b: valid signature by auditor key "
+                + auditor.publicKey().hex()) && out.contains("carrying peerSignedHead"), out);
+        ev.put("peerGossip", new io.glassledger.api.SignedGossip.Message("auditor-c", gossip.key(), gossip.sentAt(),
+                gossip.heads(), gossip.signature()));
+        f = write(Map.of("shard", 2, "block", 7, "kind", "fork", "detail", "test", "evidence", ev));
+        assertEquals(0, run("evidence", f.toString()), "the fork stands on the shard's signatures: " + out);
+        assertTrue(out.contains("gossip from a peer auditor: NOT valid"), out);
+    }
+
+    @Test
     void nothingElseProvesIt() throws IOException {
         SignedHead a = head(server, 2, 7, 1);
         assertEquals(1, run("evidence", file(a, head(server, 2, 7, 1)).toString()), "same root: " + out);

@@ -40,6 +40,10 @@ import org.rocksdb.WriteOptions;
  * crash a batch is entirely present or entirely absent. With {@code sync} (the default) the WAL is fsynced before
  * write returns; without it, a process crash loses nothing but a machine crash may lose the latest batches.
  * Single-writer: the ledger serialises appends.
+ *
+ * <p>Native handles: every read and write holds a shared lock and {@link #close} the exclusive one, so no call ever
+ * reaches a closed RocksDB handle (which would be a use after free in native code); a call after close throws
+ * {@link StoreClosedException}. Every native object made by the constructor is released if opening fails.
  */
 public final class RocksDbNodeStore implements NodeStore {
     static {
@@ -50,7 +54,6 @@ public final class RocksDbNodeStore implements NodeStore {
     private final RocksDB db;
     private final LRUCache cache;
     private final DBOptions dbOptions;
-    private final List<ColumnFamilyOptions> cfOptions = new ArrayList<>();
     private final List<ColumnFamilyHandle> handles = new ArrayList<>();
     private final ColumnFamilyHandle metaCf;
     private final ColumnFamilyHandle nodesCf;
@@ -58,6 +61,10 @@ public final class RocksDbNodeStore implements NodeStore {
     private final ColumnFamilyHandle upperCf;
     private final ColumnFamilyHandle txsCf;
     private final WriteOptions writeOptions;
+    private final List<AutoCloseable> natives = new ArrayList<>();
+    private final java.util.concurrent.locks.ReentrantReadWriteLock lock =
+            new java.util.concurrent.locks.ReentrantReadWriteLock();
+    private boolean closed;
     private volatile long blockCount;
 
     public RocksDbNodeStore(Path dir) {
@@ -72,42 +79,71 @@ public final class RocksDbNodeStore implements NodeStore {
         this.dir = dir;
         try {
             Files.createDirectories(dir);
-            cache = new LRUCache(cacheBytes);
-            dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        RocksDB opened = null;
+        try {
+            cache = own(new LRUCache(cacheBytes));
+            dbOptions = own(new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
                     .setMaxBackgroundJobs(2).setBytesPerSync(1 << 20)
-                    .setAllowConcurrentMemtableWrite(false);
+                    .setAllowConcurrentMemtableWrite(false));
             List<ColumnFamilyDescriptor> cfs = List.of(
                     new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, options(CompressionType.LZ4_COMPRESSION)),
                     new ColumnFamilyDescriptor(bytes("nodes"), hashKeyed(options(CompressionType.NO_COMPRESSION))),
                     new ColumnFamilyDescriptor(bytes("blocks"), options(CompressionType.LZ4_COMPRESSION)),
                     new ColumnFamilyDescriptor(bytes("upper"), options(CompressionType.NO_COMPRESSION)),
                     new ColumnFamilyDescriptor(bytes("txs"), options(CompressionType.LZ4_COMPRESSION)));
-            db = RocksDB.open(dbOptions, dir.toString(), cfs, handles);
+            opened = RocksDB.open(dbOptions, dir.toString(), cfs, handles);
+            db = opened;
             metaCf = handles.get(0);
             nodesCf = handles.get(1);
             blocksCf = handles.get(2);
             upperCf = handles.get(3);
             txsCf = handles.get(4);
-            writeOptions = new WriteOptions().setSync(sync);
+            writeOptions = own(new WriteOptions().setSync(sync));
             try (RocksIterator it = db.newIterator(blocksCf)) {
                 it.seekToLast();
                 blockCount = it.isValid() ? decodeU64(it.key()) + 1 : 0;
             }
-        } catch (RocksDBException e) {
-            throw new LedgerException("cannot open RocksDB at " + dir + ": " + e.getMessage(), e);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        } catch (RocksDBException | RuntimeException e) {
+            // Column family handles and the database first, then the options they were made with.
+            handles.forEach(ColumnFamilyHandle::close);
+            if (opened != null) {
+                opened.close();
+            }
+            releaseNatives();
+            if (e instanceof RocksDBException r) {
+                throw new LedgerException("cannot open RocksDB at " + dir + ": " + r.getMessage(), r);
+            }
+            throw (RuntimeException) e;
         }
+    }
+
+    private <T extends AutoCloseable> T own(T nativeObject) {
+        natives.add(nativeObject);
+        return nativeObject;
+    }
+
+    /** Closes the options, filters and cache in the reverse order of their making. */
+    private void releaseNatives() {
+        for (int i = natives.size() - 1; i >= 0; i--) {
+            try {
+                natives.get(i).close();
+            } catch (Exception ignored) {
+                // RocksJava's close does not throw; the interface only allows it
+            }
+        }
+        natives.clear();
     }
 
     private ColumnFamilyOptions options(CompressionType compression) {
         BlockBasedTableConfig table = new BlockBasedTableConfig().setBlockCache(cache)
-                .setFilterPolicy(new BloomFilter(10, false)).setBlockSize(16 * 1024)
+                .setFilterPolicy(own(new BloomFilter(10, false))).setBlockSize(16 * 1024)
                 .setCacheIndexAndFilterBlocks(true).setPinL0FilterAndIndexBlocksInCache(true);
         ColumnFamilyOptions o = new ColumnFamilyOptions().setCompressionType(compression)
                 .setTableFormatConfig(table).setWriteBufferSize(64L << 20).setLevelCompactionDynamicLevelBytes(true);
-        cfOptions.add(o);
-        return o;
+        return own(o);
     }
 
     /**
@@ -147,10 +183,21 @@ public final class RocksDbNodeStore implements NodeStore {
     }
 
     private byte[] get(ColumnFamilyHandle cf, byte[] key) {
+        lock.readLock().lock();
         try {
+            ensureOpen();
             return db.get(cf, key);
         } catch (RocksDBException e) {
             throw new LedgerException("RocksDB read failed: " + e.getMessage(), e);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** Call with the lock held. */
+    private void ensureOpen() {
+        if (closed) {
+            throw new StoreClosedException(dir);
         }
     }
 
@@ -193,7 +240,9 @@ public final class RocksDbNodeStore implements NodeStore {
                 throw new IllegalStateException("blocks must be appended in order: expected " + (next - 1) + ", got " + n);
             }
         }
+        lock.readLock().lock();
         try (WriteBatch wb = new WriteBatch()) {
+            ensureOpen();
             for (var e : batch.nodes.entrySet()) {
                 wb.put(nodesCf, e.getKey().unsafeArray(), e.getValue());
             }
@@ -213,18 +262,24 @@ public final class RocksDbNodeStore implements NodeStore {
             blockCount = next;
         } catch (RocksDBException e) {
             throw new LedgerException("RocksDB write failed: " + e.getMessage(), e);
+        } finally {
+            lock.readLock().unlock();
         }
     }
 
     /** Flushes memtables and compacts, so that {@link #sizeBytes()} reflects steady-state SST size. */
     public void compact() {
-        try {
+        lock.readLock().lock();
+        try (var flush = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
+            ensureOpen();
             for (ColumnFamilyHandle h : handles) {
-                db.flush(new org.rocksdb.FlushOptions().setWaitForFlush(true), h);
+                db.flush(flush, h);
                 db.compactRange(h);
             }
         } catch (RocksDBException e) {
             throw new LedgerException("RocksDB compaction failed: " + e.getMessage(), e);
+        } finally {
+            lock.readLock().unlock();
         }
     }
 
@@ -238,14 +293,18 @@ public final class RocksDbNodeStore implements NodeStore {
     }
 
     @Override
-    public synchronized void close() {
-        for (ColumnFamilyHandle h : handles) {
-            h.close();
+    public void close() {
+        lock.writeLock().lock();  // waits for the reads and writes in flight; later ones see closed
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            handles.forEach(ColumnFamilyHandle::close);
+            db.close();
+            releaseNatives();
+        } finally {
+            lock.writeLock().unlock();
         }
-        db.close();
-        writeOptions.close();
-        dbOptions.close();
-        cfOptions.forEach(ColumnFamilyOptions::close);
-        cache.close();
     }
 }

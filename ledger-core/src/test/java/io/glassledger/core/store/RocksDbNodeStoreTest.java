@@ -139,4 +139,56 @@ class RocksDbNodeStoreTest extends NodeStoreContract {
         }
         return out;
     }
+
+    @Test
+    void readsAndWrites_afterClose_throwStoreClosed_andCloseIsIdempotent() {
+        store.write(new StoreBatch().putNode(hashOf("a"), bytes("node a")).putBlock(0, bytes("b0")));
+        store.close();
+        assertThrows(StoreClosedException.class, () -> store.node(hashOf("a")));
+        assertThrows(StoreClosedException.class, () -> store.block(0));
+        assertThrows(StoreClosedException.class, () -> store.meta("m"));
+        assertThrows(StoreClosedException.class, () -> store.write(new StoreBatch().putBlock(1, bytes("b1"))));
+        store.close();  // again, as the contract's clean-up does
+    }
+
+    @Test
+    void readsInFlight_whileClosing_endOnlyWithStoreClosed() throws Exception {
+        store.write(new StoreBatch().putNode(hashOf("a"), bytes("node a")).putBlock(0, bytes("b0")));
+        var failures = new java.util.concurrent.ConcurrentLinkedQueue<Throwable>();
+        java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+        List<Thread> readers = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            Thread r = new Thread(() -> {
+                for (int i = 0; i < 10_000_000; i++) {
+                    try {
+                        assertArrayEquals(bytes("node a"), store.node(hashOf("a")));
+                        assertArrayEquals(bytes("b0"), store.block(0));
+                        reads.incrementAndGet();
+                    } catch (Throwable e) {
+                        failures.add(e);
+                        return;
+                    }
+                }
+            });
+            r.start();
+            readers.add(r);
+        }
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> reads.get() > 1_000);
+        store.close();
+        for (Thread r : readers) {
+            r.join(30_000);
+        }
+        assertEquals(readers.size(), failures.size());
+        failures.forEach(e -> assertEquals(StoreClosedException.class, e.getClass(), e.toString()));
+    }
+
+    @Test
+    void open_whenRocksDbRefuses_throwsAndLeavesTheOpenStoreWorking() {
+        store.write(new StoreBatch().putBlock(0, bytes("b0")));
+        // A second open of the same directory fails on RocksDB's lock; its native objects are released on that path.
+        for (int i = 0; i < 20; i++) {
+            assertThrows(LedgerException.class, () -> new RocksDbNodeStore(db()));
+        }
+        assertArrayEquals(bytes("b0"), store.block(0));
+    }
 }

@@ -59,6 +59,13 @@ public final class Problems {
         if (t instanceof AuthStore.KeyRegisteredException k) {
             return new ApiException("key_registered", HttpStatus.CONFLICT, k.getMessage());
         }
+        if (t instanceof io.glassledger.core.store.StoreClosedException
+                || t instanceof java.util.concurrent.RejectedExecutionException) {
+            return new ApiException("unavailable", HttpStatus.SERVICE_UNAVAILABLE, "the shard is shutting down", true);
+        }
+        if (t instanceof AuthStore.KeyInUseException k) {
+            return new ApiException("key_in_use", HttpStatus.CONFLICT, k.getMessage());
+        }
         if (t instanceof DataBufferLimitException d) {
             return ApiException.tooLarge("request body over the limit: " + d.getMessage());
         }

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.glassledger.core.crypto.Ed25519;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.server.LedgerProperties;
-import io.glassledger.api.SelfSignedCertificate;
+import io.glassledger.api.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -14,9 +14,11 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,14 +29,23 @@ import org.springframework.stereotype.Component;
 /**
  * API keys and registered client keys, kept in {@code <data>/auth/}: {@code api-keys.json} maps the SHA-256 (hex)
  * of each API key to its client identity and role (the keys themselves are never stored), {@code clients.json} maps
- * a client identity to its Ed25519 public key (hex). Each file is rewritten atomically on change. On first start
- * an admin key, a client key for the identity {@code default} and an auditor key for the identity {@code auditor}
- * are made and written, once, to {@code <data>/credentials.txt} (mode 600).
+ * a client identity to its Ed25519 public key (hex). A public key belongs to one identity only: registering it for a
+ * second one is refused ({@link KeyInUseException}), and a data directory in which two identities share a key (made
+ * by an earlier version) is refused at start. Each file is rewritten with {@link PrivateFiles} (mode 600 from
+ * creation, fsynced, renamed atomically).
+ *
+ * <p>First start makes an admin key, a client key for the identity {@code default} and an auditor key for the
+ * identity {@code auditor}, and writes {@code <data>/credentials.txt} first, then {@code api-keys.json}, each
+ * durably. A crash between the two leaves {@code credentials.txt} and no API keys: the next start re-derives the
+ * hashes from {@code credentials.txt} (repair), so the keys handed out are always the keys that work.
  */
 @Component
 public class AuthStore {
     private static final Logger LOG = LoggerFactory.getLogger(AuthStore.class);
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** The identities and roles made at first start, in the order of {@code credentials.txt}. */
+    private static final List<String[]> FIRST_START = List.of(new String[] {"admin", "admin"},
+            new String[] {"default", "client"}, new String[] {"auditor", "auditor"});
 
     record KeyEntry(String clientId, String role) {
     }
@@ -44,6 +55,8 @@ public class AuthStore {
     private final Path clientsFile;
     private final Map<String, KeyEntry> keys = new ConcurrentHashMap<>();
     private final Map<String, String> clients = new ConcurrentHashMap<>();
+    /** Public key (hex) to the one identity it is registered for. */
+    private final Map<String, String> owners = new ConcurrentHashMap<>();
     private final byte[] peerKeyHash;
 
     public AuthStore(LedgerProperties props) {
@@ -52,28 +65,84 @@ public class AuthStore {
         Path dir = props.dataDir().resolve("auth");
         this.keysFile = dir.resolve("api-keys.json");
         this.clientsFile = dir.resolve("clients.json");
+        Path creds = props.dataDir().resolve("credentials.txt");
         try {
             Files.createDirectories(dir);
-            if (Files.exists(keysFile)) {
+            if (Files.isRegularFile(keysFile)) {
                 keys.putAll(json.readValue(keysFile.toFile(), new TypeReference<Map<String, KeyEntry>>() { }));
             }
             if (Files.exists(clientsFile)) {
                 clients.putAll(json.readValue(clientsFile.toFile(), new TypeReference<Map<String, String>>() { }));
             }
-            if (keys.isEmpty()) {
-                String admin = newKey("admin", Role.ADMIN);
-                String client = newKey("default", Role.CLIENT);
-                String auditor = newKey("auditor", Role.AUDITOR);
-                Path creds = props.dataDir().resolve("credentials.txt");
-                SelfSignedCertificate.writePrivate(creds, "# GlassLedger API keys made at first start. Keep them secret.\n"
-                        + "admin\tadmin\t" + admin + "\n" + "default\tclient\t" + client + "\n"
-                        + "auditor\tauditor\t" + auditor + "\n");
-                LOG.info("first start: API keys for 'admin' (admin), 'default' (client) and 'auditor' (auditor) "
-                        + "written to {}", creds.toAbsolutePath());
+            indexOwners();
+            if (keys.isEmpty() && Files.exists(creds)) {
+                repairFrom(creds);
+            } else if (keys.isEmpty()) {
+                firstStart(creds);
+            } else if (!Files.exists(creds)) {
+                // Normal when the keys were copied from another shard or the file was removed once saved elsewhere.
+                LOG.info("{} is absent: the API keys are known only to whoever saved them. If no one did (a first "
+                        + "start interrupted under an earlier GlassLedger version), stop the server, delete {} and "
+                        + "start again to make new first-start keys", creds.toAbsolutePath(),
+                        keysFile.toAbsolutePath());
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** One identity per public key, or no start: two identities sharing a key could decide each other's work. */
+    private void indexOwners() {
+        Map<String, java.util.SortedSet<String>> byKey = new java.util.TreeMap<>();
+        clients.forEach((id, hex) -> byKey.computeIfAbsent(hex.toLowerCase(java.util.Locale.ROOT),
+                k -> new java.util.TreeSet<>()).add(id));
+        List<String> shared = new ArrayList<>();
+        byKey.forEach((hex, ids) -> {
+            if (ids.size() > 1) {
+                shared.add(hex + " is registered for " + String.join(", ", ids));
+            } else {
+                owners.put(hex, ids.first());
+            }
+        });
+        if (!shared.isEmpty()) {
+            throw new IllegalStateException(clientsFile.toAbsolutePath() + ": a public key belongs to one identity, "
+                    + "but " + String.join("; ", shared) + ". Remove the identities that did not generate the key "
+                    + "from that file (with the server stopped), then start again");
+        }
+    }
+
+    private void firstStart(Path creds) throws IOException {
+        StringBuilder text = new StringBuilder("# GlassLedger API keys made at first start. Keep them secret.\n");
+        Map<String, KeyEntry> made = new LinkedHashMap<>();
+        for (String[] idRole : FIRST_START) {
+            String key = randomKey();
+            text.append(idRole[0]).append('\t').append(idRole[1]).append('\t').append(key).append('\n');
+            made.put(hash(key), new KeyEntry(idRole[0], idRole[1]));
+        }
+        // credentials.txt first: a crash after it is repaired at the next start, and no key exists that no one knows.
+        PrivateFiles.write(creds, text.toString());
+        keys.putAll(made);
+        write(keysFile, new LinkedHashMap<>(keys));
+        LOG.info("first start: API keys for 'admin' (admin), 'default' (client) and 'auditor' (auditor) "
+                + "written to {}", creds.toAbsolutePath());
+    }
+
+    /** The state a crash during first start leaves: credentials.txt written, api-keys.json not. */
+    private void repairFrom(Path creds) throws IOException {
+        for (String line : Files.readAllLines(creds, StandardCharsets.UTF_8)) {
+            String[] f = line.split("\t");
+            if (line.startsWith("#") || f.length != 3) {
+                continue;
+            }
+            keys.put(hash(f[2].trim()), new KeyEntry(f[0], Role.parse(f[1]).wire()));
+        }
+        if (keys.isEmpty()) {
+            throw new IllegalStateException(creds.toAbsolutePath() + " holds no API key and " + keysFile
+                    + " is empty: delete " + creds + " to make new first-start keys");
+        }
+        write(keysFile, new LinkedHashMap<>(keys));
+        LOG.warn("first start had been interrupted: the API keys in {} were restored into {}",
+                creds.toAbsolutePath(), keysFile.toAbsolutePath());
     }
 
     /** Makes a new API key for {@code clientId} with {@code role}; returns the key (shown once). */
@@ -81,12 +150,16 @@ public class AuthStore {
         if (clientId == null || !clientId.matches("[A-Za-z0-9._-]{1,64}")) {
             throw new IllegalArgumentException("clientId must be 1-64 of A-Z a-z 0-9 . _ -");
         }
-        byte[] raw = new byte[32];
-        RANDOM.nextBytes(raw);
-        String key = "gl_" + Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
+        String key = randomKey();
         keys.put(hash(key), new KeyEntry(clientId, role.wire()));
         write(keysFile, new LinkedHashMap<>(keys));
         return key;
+    }
+
+    private static String randomKey() {
+        byte[] raw = new byte[32];
+        RANDOM.nextBytes(raw);
+        return "gl_" + Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
     }
 
     public Optional<Principal> authenticate(String apiKey) {
@@ -109,7 +182,12 @@ public class AuthStore {
         return Optional.ofNullable(clients.get(clientId)).map(Bytes::fromHex);
     }
 
-    /** GlassDB's Init(pk). True if newly registered; false if the same key was registered before. */
+    /**
+     * GlassDB's Init(pk). True if newly registered; false if the same key was registered before.
+     *
+     * @throws KeyRegisteredException the identity already has another key
+     * @throws KeyInUseException      the key is another identity's
+     */
     public synchronized boolean register(String clientId, Bytes publicKey) {
         if (!Ed25519.isValidPublicKey(publicKey)) {
             throw new IllegalArgumentException("not a valid Ed25519 public key");
@@ -121,7 +199,12 @@ public class AuthStore {
             }
             throw new KeyRegisteredException(clientId);
         }
+        String owner = owners.get(publicKey.hex());
+        if (owner != null) {
+            throw new KeyInUseException(owner);
+        }
         clients.put(clientId, publicKey.hex());
+        owners.put(publicKey.hex(), clientId);
         write(clientsFile, new LinkedHashMap<>(clients));
         return true;
     }
@@ -133,9 +216,25 @@ public class AuthStore {
         }
     }
 
+    /** The key is already registered for another identity: a key speaks for one identity only. */
+    public static final class KeyInUseException extends RuntimeException {
+        KeyInUseException(String owner) {
+            // The owner's name is not secret to an admin, but a client learns only that the key is taken.
+            super("this Ed25519 public key is registered for another identity");
+            this.owner = owner;
+        }
+
+        private final String owner;
+
+        /** The identity the key belongs to (for logs, not for the caller). */
+        public String owner() {
+            return owner;
+        }
+    }
+
     private void write(Path p, Object value) {
         try {
-            SelfSignedCertificate.writePrivate(p, json.writerWithDefaultPrettyPrinter().writeValueAsString(value));
+            PrivateFiles.write(p, json.writerWithDefaultPrettyPrinter().writeValueAsString(value));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

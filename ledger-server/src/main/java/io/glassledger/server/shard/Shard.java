@@ -7,7 +7,7 @@ import io.glassledger.core.proof.SignedHead;
 import io.glassledger.core.txn.EngineConfig;
 import io.glassledger.core.txn.TxnEngine;
 import io.glassledger.server.LedgerProperties;
-import io.glassledger.api.SelfSignedCertificate;
+import io.glassledger.api.PrivateFiles;
 import jakarta.annotation.PreDestroy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +33,9 @@ import reactor.core.scheduler.Schedulers;
 @Component
 public class Shard {
     private static final Logger LOG = LoggerFactory.getLogger(Shard.class);
+
+    /** How long shutdown waits for the reads and proofs in flight. */
+    static final java.time.Duration READS_DRAIN = java.time.Duration.ofSeconds(10);
 
     private final TxnEngine engine;
     private final SigningKey serverKey;
@@ -69,7 +73,7 @@ public class Shard {
     private static SigningKey loadOrCreateKey(Path p) throws IOException {
         if (!Files.exists(p)) {
             SigningKey k = SigningKey.generate();
-            SelfSignedCertificate.writePrivate(p, HexFormat.of().formatHex(k.seed()) + "\n");
+            PrivateFiles.write(p, HexFormat.of().formatHex(k.seed()) + "\n");
             return k;
         }
         return SigningKey.fromSeed(HexFormat.of().parseHex(Files.readString(p, StandardCharsets.UTF_8).trim()));
@@ -111,9 +115,25 @@ public class Shard {
         return h;
     }
 
+    /**
+     * Stops the reads first, then the engine: no new read is accepted ({@code unavailable}), those in flight get
+     * {@link #READS_DRAIN} to finish, and only then is RocksDB closed. A read still running after that meets a
+     * closed store and fails cleanly ({@link io.glassledger.core.store.StoreClosedException}, {@code unavailable}),
+     * never a closed native handle.
+     */
     @PreDestroy
     public void close() {
-        engine.close();
         readExecutor.shutdown();
+        try {
+            if (!readExecutor.awaitTermination(READS_DRAIN.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.warn("shard {}: reads still running after {}; closing the engine under them", number(),
+                        READS_DRAIN);
+                readExecutor.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            engine.close();
+        }
     }
 }

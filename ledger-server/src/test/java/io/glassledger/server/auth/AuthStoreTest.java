@@ -1,0 +1,115 @@
+package io.glassledger.server.auth;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.server.LedgerProperties;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+
+/** The API key store's files: private from creation, first start atomic or repaired, one identity per key. */
+class AuthStoreTest {
+    @TempDir
+    Path dir;
+
+    private LedgerProperties props() {
+        return new Binder(new MapConfigurationPropertySource(Map.of("glassledger.data-dir", dir.toString())))
+                .bind("glassledger", LedgerProperties.class).get();
+    }
+
+    private Map<String, String> credentials() throws IOException {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(dir.resolve("credentials.txt"))) {
+            String[] f = line.split("\t");
+            if (f.length == 3) {
+                out.put(f[0], f[2]);
+            }
+        }
+        return out;
+    }
+
+    private static void assertAuthenticates(AuthStore store, Map<String, String> creds) {
+        assertEquals(3, creds.size(), creds.toString());
+        creds.forEach((id, key) -> assertEquals(id, store.authenticate(key).orElseThrow().clientId()));
+    }
+
+    @Test
+    void firstStart_crashBeforeTheApiKeysLand_nextStartRepairsFromCredentials() throws Exception {
+        // The api-keys.json write fails (a directory holds its name), as a crash between the two writes would.
+        Path keys = Files.createDirectories(dir.resolve("auth").resolve("api-keys.json"));
+        Files.writeString(keys.resolve("blocker"), "x");
+        assertThrows(RuntimeException.class, () -> new AuthStore(props()));
+        assertTrue(Files.exists(dir.resolve("credentials.txt")), "credentials.txt is written before the API keys");
+        Map<String, String> handedOut = credentials();
+        Files.delete(keys.resolve("blocker"));
+        Files.delete(keys);
+
+        AuthStore repaired = new AuthStore(props());
+        assertAuthenticates(repaired, handedOut);
+        assertEquals(handedOut, credentials(), "the repair keeps the keys already handed out");
+    }
+
+    @Test
+    void firstStart_credentialsWithoutApiKeys_keysOfTheFileWork() throws Exception {
+        new AuthStore(props());
+        Map<String, String> handedOut = credentials();
+        Files.delete(dir.resolve("auth").resolve("api-keys.json"));  // the state a crash between the writes leaves
+        AuthStore again = new AuthStore(props());
+        assertAuthenticates(again, handedOut);
+        assertEquals(handedOut, credentials());
+    }
+
+    @Test
+    void secretFiles_areOwnerOnly_andAPlantedTemporaryFileIsNotWrittenThrough() throws Exception {
+        Path outside = Files.createDirectories(dir.resolve("elsewhere")).resolve("leak");
+        Files.createSymbolicLink(dir.resolve("credentials.txt.tmp"), outside);
+        Files.createDirectories(dir.resolve("auth"));
+        Files.createSymbolicLink(dir.resolve("auth").resolve("api-keys.json.tmp"), outside);
+        AuthStore store = new AuthStore(props());
+        store.register("default", SigningKey.generate().publicKey());
+        assertFalse(Files.exists(outside), "a secret was written through a planted link");
+        for (Path p : new Path[] {dir.resolve("credentials.txt"), dir.resolve("auth").resolve("api-keys.json"),
+            dir.resolve("auth").resolve("clients.json")}) {
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(p)), p.toString());
+        }
+        try (var files = Files.list(dir.resolve("auth"))) {
+            assertEquals(0, files.filter(p -> p.getFileName().toString().endsWith(".tmp")
+                    && !Files.isSymbolicLink(p)).count(), "no temporary file left behind");
+        }
+    }
+
+    @Test
+    void register_keyOfAnotherIdentity_isRefused() {
+        AuthStore store = new AuthStore(props());
+        var key = SigningKey.generate().publicKey();
+        assertTrue(store.register("default", key));
+        var e = assertThrows(AuthStore.KeyInUseException.class, () -> store.register("mallory", key));
+        assertEquals("default", e.owner());
+        assertTrue(store.clientKey("mallory").isEmpty());
+        assertFalse(store.register("default", key), "the owner registering it again is idempotent");
+        // And after a restart, from clients.json.
+        AuthStore restarted = new AuthStore(props());
+        assertThrows(AuthStore.KeyInUseException.class, () -> restarted.register("mallory", key));
+    }
+
+    @Test
+    void start_withTwoIdentitiesSharingAKey_isRefusedNamingThem() throws Exception {
+        new AuthStore(props());
+        String hex = SigningKey.generate().publicKey().hex();
+        Files.writeString(dir.resolve("auth").resolve("clients.json"),
+                "{\"default\": \"" + hex + "\", \"mallory\": \"" + hex + "\"}");
+        var e = assertThrows(IllegalStateException.class, () -> new AuthStore(props()));
+        assertTrue(e.getMessage().contains("default, mallory") && e.getMessage().contains(hex), e.getMessage());
+    }
+}
