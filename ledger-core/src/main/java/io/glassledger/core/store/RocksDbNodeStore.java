@@ -40,6 +40,10 @@ import org.rocksdb.WriteOptions;
  * crash a batch is entirely present or entirely absent. With {@code sync} (the default) the WAL is fsynced before
  * write returns; without it, a process crash loses nothing but a machine crash may lose the latest batches.
  * Single-writer: the ledger serialises appends.
+ *
+ * <p>Failures: a RocksDB error on a read or write is a {@link StoreException}. RocksDB makes some write errors
+ * sticky (a failed flush puts the database in read-only mode until it is reopened; RocksJava 9.10 has no
+ * {@code resume}), so a caller that retries must be ready to give up and restart the process.
  */
 public final class RocksDbNodeStore implements NodeStore {
     static {
@@ -150,7 +154,7 @@ public final class RocksDbNodeStore implements NodeStore {
         try {
             return db.get(cf, key);
         } catch (RocksDBException e) {
-            throw new LedgerException("RocksDB read failed: " + e.getMessage(), e);
+            throw new StoreException("RocksDB read failed: " + e.getMessage(), e);
         }
     }
 
@@ -212,7 +216,7 @@ public final class RocksDbNodeStore implements NodeStore {
             db.write(writeOptions, wb);
             blockCount = next;
         } catch (RocksDBException e) {
-            throw new LedgerException("RocksDB write failed: " + e.getMessage(), e);
+            throw new StoreException("RocksDB write failed: " + e.getMessage(), e);
         }
     }
 
