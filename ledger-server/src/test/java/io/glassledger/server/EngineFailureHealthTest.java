@@ -135,6 +135,10 @@ class EngineFailureHealthTest {
         throw new IllegalStateException("no credentials");
     }
 
+    static int status(Https https, String probe) throws Exception {
+        return https.get("/actuator/health/" + probe, null).status();
+    }
+
     double failures(boolean fatal) {
         return ctx.getBean(MeterRegistry.class).get("glassledger.engine.failures").tag("fatal", Boolean.toString(fatal))
                 .counter().count();
@@ -150,20 +154,20 @@ class EngineFailureHealthTest {
         String client = apiKey();
         SigningKey key = SigningKey.generate();
         assertEquals(201, https.post("/v1/clients/key", client, Map.of("publicKey", key.publicKey().hex())).status());
-        assertEquals(200, https.get("/actuator/health/readiness", null).status());
+        assertEquals(200, status(https, "readiness"));
 
         broken = true;
         var during = OverloadTest.commit(https, client, new TxnDraft(key, 0, System.currentTimeMillis())
                 .put(Bytes.utf8("k"), Bytes.utf8("v")).sign());
         assertEquals(200, during.status(), String.valueOf(during.body()));  // in the WAL: acknowledged
-        await().atMost(Duration.ofSeconds(10)).until(() -> https.get("/actuator/health/readiness", null).status() == 503);
-        assertEquals(200, https.get("/actuator/health/liveness", null).status(), "retrying, not dead");
+        await().atMost(Duration.ofSeconds(10)).until(() -> status(https, "readiness") == 503);
+        assertEquals(200, status(https, "liveness"), "retrying, not dead");
         assertEquals(1.0, failures(false));
         assertEquals(1, errors().size(), () -> log.list.toString());
         assertTrue(errors().get(0).getFormattedMessage().contains("Too many open files"));
 
         broken = false;
-        await().atMost(Duration.ofSeconds(10)).until(() -> https.get("/actuator/health/readiness", null).status() == 200);
+        await().atMost(Duration.ofSeconds(10)).until(() -> status(https, "readiness") == 200);
         long block = during.body().get("block").asLong();
         await().atMost(Duration.ofSeconds(10)).until(() -> ctx.getBean(Shard.class).engine().persistedBlock() >= block);
         var got = https.post("/v1/get", client, Map.of("keys", List.of(OverloadTest.b64("k")))).body().get("items");
@@ -183,8 +187,8 @@ class EngineFailureHealthTest {
         broken = true;
         OverloadTest.commit(https, client, new TxnDraft(key, 0, System.currentTimeMillis())
                 .put(Bytes.utf8("k"), Bytes.utf8("v")).sign());
-        await().atMost(Duration.ofSeconds(10)).until(() -> https.get("/actuator/health/liveness", null).status() == 503);
-        assertEquals(503, https.get("/actuator/health/readiness", null).status());
+        await().atMost(Duration.ofSeconds(10)).until(() -> status(https, "liveness") == 503);
+        assertEquals(503, status(https, "readiness"));
         assertEquals(1.0, failures(true));
         assertTrue(errors().stream().anyMatch(e -> e.getFormattedMessage().contains("until restarted")),
                 () -> log.list.toString());

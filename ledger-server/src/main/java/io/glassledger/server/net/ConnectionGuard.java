@@ -25,12 +25,12 @@ import reactor.netty.http.server.HttpServer;
 
 /**
  * Bounds what a client can hold without a key (docs/ARCHITECTURE.md "Hostile connections and engine failure"):
- * Reactor Netty's idle and request-body timeouts, and three handlers of our own on each accepted connection, since
- * Reactor Netty has no such settings: a cap on open connections (checked before TLS, so a refused connection costs
- * no handshake), a TLS handshake deadline, and an HTTP/1.1 request-header deadline that starts at a request's first
- * byte and ends when the codec has decoded its headers (Reactor Netty's read and request timeouts only start after
- * the headers, so they leave a slowloris client alone). HTTP/2 frames are decoded whole; an HTTP/2 connection is
- * bounded by the idle timeout and the cap.
+ * Reactor Netty's idle and request-body timeouts and HTTP/2 stream bound, and three handlers of our own on each
+ * accepted connection, since Reactor Netty has no such settings: a cap on open connections (checked before TLS, so
+ * a refused connection costs no handshake), a TLS handshake deadline, and an HTTP/1.1 request-header deadline that
+ * starts at a request's first byte and ends when the codec has decoded its headers (Reactor Netty's read and request
+ * timeouts only start after the headers, so they leave a slowloris client alone). HTTP/2 frames are decoded whole;
+ * an HTTP/2 connection is bounded by the idle timeout, the stream bound and the cap.
  *
  * <p>Threading: each handler belongs to one channel and runs on its event loop; only the counters are shared.
  */
@@ -64,9 +64,11 @@ class ConnectionGuard implements NettyServerCustomizer {
         handshakeTimeouts = timeouts(registry, "handshake");
         headerTimeouts = timeouts(registry, "header");
         LOG.info("connections: at most {} open (glassledger.connections.max-open {}, file descriptor limit {}, {} "
-                        + "reserved); timeouts: handshake {}, header {}, request body {}, idle {}", cap,
-                props.maxOpen(), fdLimit < 0 ? "unknown" : fdLimit, props.reservedFileDescriptors(),
-                props.handshakeTimeout(), props.headerTimeout(), props.requestTimeout(), props.idleTimeout());
+                        + "reserved), {} HTTP/2 streams each; timeouts: handshake {}, header {}, request body {}, "
+                        + "idle {}",
+                cap, props.maxOpen(), fdLimit < 0 ? "unknown" : fdLimit, props.reservedFileDescriptors(),
+                props.maxStreams(), props.handshakeTimeout(), props.headerTimeout(), props.requestTimeout(),
+                props.idleTimeout());
     }
 
     private static Counter timeouts(MeterRegistry registry, String kind) {
@@ -105,6 +107,7 @@ class ConnectionGuard implements NettyServerCustomizer {
     @Override
     public HttpServer apply(HttpServer server) {
         return server.idleTimeout(props.idleTimeout()).requestTimeout(props.requestTimeout())
+                .http2Settings(h2 -> h2.maxConcurrentStreams(props.maxStreams()))
                 .doOnChannelInit((observer, channel, remote) -> {
                     if (channel.parent() == null || channel.pipeline().get(GUARD) != null
                             || channel instanceof io.netty.handler.codec.http2.Http2StreamChannel) {

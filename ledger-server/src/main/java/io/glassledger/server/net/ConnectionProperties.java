@@ -18,6 +18,8 @@ import org.springframework.validation.annotation.Validated;
  *                         be complete within this (slowloris)
  * @param requestTimeout   the request body, once its headers are in, must be read completely within this
  * @param idleTimeout      a connection with no request in progress is closed after this
+ * @param maxStreams       HTTP/2 streams a client may have open at once on one connection (SETTINGS_MAX_CONCURRENT_
+ *                         STREAMS)
  */
 @Validated
 @ConfigurationProperties("glassledger.connections")
@@ -26,7 +28,8 @@ public record ConnectionProperties(@Min(1) @DefaultValue("4096") int maxOpen,
                                    @NotNull @DefaultValue("10s") Duration handshakeTimeout,
                                    @NotNull @DefaultValue("10s") Duration headerTimeout,
                                    @NotNull @DefaultValue("60s") Duration requestTimeout,
-                                   @NotNull @DefaultValue("60s") Duration idleTimeout) {
+                                   @NotNull @DefaultValue("60s") Duration idleTimeout,
+                                   @Min(1) @DefaultValue("1000") int maxStreams) {
     public ConnectionProperties {
         for (Duration d : new Duration[] {handshakeTimeout, headerTimeout, requestTimeout, idleTimeout}) {
             if (d.isNegative() || d.isZero()) {
