@@ -174,9 +174,9 @@ class ConnectionGuard implements NettyServerCustomizer {
                     // Runs as the handshake completes, before the first application data is decrypted.
                     ssl.handshakeFuture().addListener(f -> {
                         handshake.cancel(false);
-                        if (f.isSuccess() && ctx.channel().isActive()) {
-                            ctx.pipeline().addAfter(ctx.pipeline().context(ssl).name(), REQUEST_HEAD,
-                                    new RequestHead());
+                        var sslCtx = ctx.pipeline().context(ssl);
+                        if (f.isSuccess() && ctx.channel().isActive() && sslCtx != null) {
+                            ctx.pipeline().addAfter(sslCtx.name(), REQUEST_HEAD, new RequestHead());
                         }
                     });
                 }
