@@ -19,6 +19,8 @@ import org.springframework.validation.annotation.Validated;
  * @param persistInterval GlassDB's persist interval
  * @param ledgerCache     the engine's cache of decoded tree nodes (on the heap)
  * @param batching        GlassDB's transaction batching (false: a block per transaction; a benchmark ablation)
+ * @param storeRetryWindow how long a failing block write is retried before the engine gives up and liveness goes
+ *                        DOWN (docs/ARCHITECTURE.md "Hostile connections and engine failure")
  * @param limits          request limits (docs/API.md "Limits")
  * @param cluster         the shard map and the peers (docs/ARCHITECTURE.md "Cluster")
  */
@@ -30,6 +32,7 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
                                @Min(1) @DefaultValue("20000") long maxUnpersistedWrites,
                                @NotNull @DefaultValue("512MB") org.springframework.util.unit.DataSize ledgerCache,
                                @DefaultValue("true") boolean batching,
+                               @NotNull @DefaultValue("30s") Duration storeRetryWindow,
                                @Valid @NotNull @DefaultValue Limits limits,
                                @Valid @NotNull @DefaultValue Cluster cluster) {
 

@@ -44,6 +44,10 @@ import org.rocksdb.WriteOptions;
  * <p>Native handles: every read and write holds a shared lock and {@link #close} the exclusive one, so no call ever
  * reaches a closed RocksDB handle (which would be a use after free in native code); a call after close throws
  * {@link StoreClosedException}. Every native object made by the constructor is released if opening fails.
+ *
+ * <p>Failures: a RocksDB error on a read or write is a {@link StoreException}. RocksDB makes some write errors
+ * sticky (a failed flush puts the database in read-only mode until it is reopened; RocksJava 9.10 has no
+ * {@code resume}), so a caller that retries must be ready to give up and restart the process.
  */
 public final class RocksDbNodeStore implements NodeStore {
     static {
@@ -188,7 +192,7 @@ public final class RocksDbNodeStore implements NodeStore {
             ensureOpen();
             return db.get(cf, key);
         } catch (RocksDBException e) {
-            throw new LedgerException("RocksDB read failed: " + e.getMessage(), e);
+            throw new StoreException("RocksDB read failed: " + e.getMessage(), e);
         } finally {
             lock.readLock().unlock();
         }
@@ -261,7 +265,7 @@ public final class RocksDbNodeStore implements NodeStore {
             db.write(writeOptions, wb);
             blockCount = next;
         } catch (RocksDBException e) {
-            throw new LedgerException("RocksDB write failed: " + e.getMessage(), e);
+            throw new StoreException("RocksDB write failed: " + e.getMessage(), e);
         } finally {
             lock.readLock().unlock();
         }

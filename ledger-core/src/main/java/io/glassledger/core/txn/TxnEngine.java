@@ -12,7 +12,9 @@ import io.glassledger.core.postree.Entry;
 import io.glassledger.core.postree.Mutation;
 import io.glassledger.core.proof.AppendOnlyProof;
 import io.glassledger.core.proof.Digest;
+import io.glassledger.core.store.NodeStore;
 import io.glassledger.core.store.RocksDbNodeStore;
+import io.glassledger.core.store.StoreException;
 import io.glassledger.core.txn.TxnException.Reason;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,6 +34,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.UnaryOperator;
 
 /**
  * GlassDB's per-shard transaction manager (§3.2, §3.3.2, §3.3.3, §3.3.5; docs/ARCHITECTURE.md "Transaction engine").
@@ -45,6 +48,11 @@ import java.util.concurrent.atomic.LongAdder;
  *       them from the map.</li>
  * </ul>
  * Reads see published writes at once: the map first, then the ledger.
+ *
+ * <p>Failures ({@link #health()}): a block write that fails in the store is retried with backoff for
+ * {@link EngineConfig#storeRetryWindow()} while commits go on being logged and acknowledged; any other failure, or a
+ * store that stays broken, stops the engine for good (every request is then refused with UNAVAILABLE) and WAL replay
+ * at the next start recovers every acknowledged commit.
  */
 public final class TxnEngine implements AutoCloseable {
     /** A value with its version: the block that holds (or will hold) it. value is null for absent or deleted. */
@@ -70,6 +78,41 @@ public final class TxnEngine implements AutoCloseable {
 
         default void proved(int keys, long nanos) {
         }
+
+        /**
+         * The engine met a failure: once when the store starts failing ({@code fatal} false, the engine is
+         * {@link Health#DEGRADED} and retries), and once when it stops for good ({@code fatal} true).
+         */
+        default void failed(Throwable cause, boolean fatal) {
+        }
+
+        /** The store works again after failing for {@code nanos}; the engine is {@link Health#UP}. */
+        default void recovered(long nanos) {
+        }
+    }
+
+    /** What the engine can do now; health checks map it to readiness and liveness. */
+    public enum Health {
+        /** Working. */
+        UP,
+        /**
+         * The store fails and the persisting thread retries: commits are still logged and acknowledged (until the
+         * unpersisted backlog refuses them as OVERLOADED), but blocks, proofs and the ledger head do not advance.
+         */
+        DEGRADED,
+        /** Stopped for good: every request is refused with UNAVAILABLE until the process restarts. */
+        FAILED
+    }
+
+    /** See {@link Health}. */
+    public Health health() {
+        return failure != null ? Health.FAILED : storeFailure != null ? Health.DEGRADED : Health.UP;
+    }
+
+    /** Why the engine is not {@link Health#UP}, or null. */
+    public Throwable failureCause() {
+        Throwable f = failure;
+        return f != null ? f : storeFailure;
     }
 
     private volatile Observer observer = new Observer() { };
@@ -138,7 +181,7 @@ public final class TxnEngine implements AutoCloseable {
     }
 
     private final EngineConfig cfg;
-    private final RocksDbNodeStore store;
+    private final NodeStore store;
     private final Ledger ledger;
     private final Wal wal;
     private final ConcurrentHashMap<Bytes, ArrayList<Ver>> committed = new ConcurrentHashMap<>();
@@ -151,6 +194,7 @@ public final class TxnEngine implements AutoCloseable {
     private volatile boolean closing;
     private volatile boolean stopSequencer;
     private volatile Throwable failure;
+    private volatile StoreException storeFailure;  // set while a failing block write is retried
 
     // Sequencer state: only the sequencer thread (or recovery, before it starts) touches these.
     private final BlockSequencer sequencer;
@@ -191,12 +235,12 @@ public final class TxnEngine implements AutoCloseable {
     private final LongAdder statPersistNanos = new LongAdder();
 
 
-    private TxnEngine(EngineConfig cfg) {
+    private TxnEngine(EngineConfig cfg, UnaryOperator<NodeStore> storeDecorator) {
         this.cfg = cfg;
         for (Reason r : Reason.values()) {
             statAborted.put(r, new LongAdder());
         }
-        this.store = new RocksDbNodeStore(cfg.dir().resolve("ledger"), cfg.fsync(), 256L << 20);
+        this.store = storeDecorator.apply(new RocksDbNodeStore(cfg.dir().resolve("ledger"), cfg.fsync(), 256L << 20));
         try {
             this.ledger = Ledger.openOrCreate(store, cfg.treeParams(), cfg.clock().getAsLong(),
                     cfg.ledgerCacheBytes());
@@ -244,7 +288,15 @@ public final class TxnEngine implements AutoCloseable {
 
     /** Opens (creating if needed) the shard in {@code cfg.dir()}, recovering from its WAL. */
     public static TxnEngine open(EngineConfig cfg) {
-        return new TxnEngine(cfg);
+        return new TxnEngine(cfg, UnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #open(EngineConfig)}, with the RocksDB store seen through {@code storeDecorator}, which must keep
+     * the {@link NodeStore} contract (tests use it to inject storage faults around the real store).
+     */
+    public static TxnEngine open(EngineConfig cfg, UnaryOperator<NodeStore> storeDecorator) {
+        return new TxnEngine(cfg, storeDecorator);
     }
 
     // ---------------------------------------------------------------- recovery
@@ -871,7 +923,7 @@ public final class TxnEngine implements AutoCloseable {
                     return;
                 }
                 if (e != null) {
-                    persist(e);
+                    persistRetrying(e);
                     queue.offer(new TruncateReq(persisted.get()));
                 }
                 if (last) {
@@ -883,6 +935,51 @@ public final class TxnEngine implements AutoCloseable {
                 fail(t);
                 return;
             }
+        }
+    }
+
+    /**
+     * Persists a sealed epoch, retrying a {@link StoreException} with backoff: the failed write changed nothing and
+     * the epoch stays sealed in the WAL, so the same append can be repeated. Gives up (rethrows, and the engine
+     * fails) after {@link EngineConfig#storeRetryWindow()}, or at once when the engine is closing.
+     */
+    private void persistRetrying(BlockSequencer.Epoch e) throws InterruptedException {
+        long start = System.nanoTime();
+        long delayMillis = 10;
+        while (true) {
+            try {
+                persist(e);
+                if (storeFailure != null) {
+                    storeFailure = null;
+                    long down = System.nanoTime() - start;
+                    notifyObserver(o -> o.recovered(down));
+                }
+                return;
+            } catch (StoreException x) {
+                if (storeFailure == null) {
+                    storeFailure = x;
+                    notifyObserver(o -> o.failed(x, false));
+                }
+                if (closing || System.nanoTime() - start >= cfg.storeRetryWindow().toNanos()) {
+                    throw x;
+                }
+                long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
+                synchronized (persistSignal) {
+                    long wait;
+                    while (!closing && (wait = until - System.nanoTime()) > 0) {
+                        TimeUnit.NANOSECONDS.timedWait(persistSignal, wait);
+                    }
+                }
+                delayMillis = Math.min(delayMillis * 2, 2_000);
+            }
+        }
+    }
+
+    private void notifyObserver(java.util.function.Consumer<Observer> call) {
+        try {
+            call.accept(observer);
+        } catch (RuntimeException ignored) {
+            // an observer must not throw; if it does, the engine's own state still says what happened
         }
     }
 
@@ -1063,8 +1160,15 @@ public final class TxnEngine implements AutoCloseable {
     }
 
     private void fail(Throwable t) {
-        if (failure == null) {
-            failure = t;
+        boolean first;
+        synchronized (persistWaiters) {
+            first = failure == null;
+            if (first) {
+                failure = t;
+            }
+        }
+        if (first) {
+            notifyObserver(o -> o.failed(t, true));
         }
         List<CompletableFuture<Void>> waiting = new ArrayList<>();
         synchronized (persistWaiters) {

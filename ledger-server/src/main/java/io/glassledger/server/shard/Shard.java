@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -43,7 +44,11 @@ public class Shard {
     private final Scheduler reads;
     private final AtomicReference<SignedHead> head = new AtomicReference<>();
 
-    public Shard(LedgerProperties props) {
+    /**
+     * @param storeDecorator a test's fault injection around the engine's store ({@link StoreDecorator}); none in
+     *                       production
+     */
+    public Shard(LedgerProperties props, ObjectProvider<StoreDecorator> storeDecorator) {
         Path data = props.dataDir();
         try {
             Files.createDirectories(data);
@@ -57,8 +62,9 @@ public class Shard {
                 .withMaxUnpersistedWrites(props.maxUnpersistedWrites())
                 .withLedgerCacheBytes(props.ledgerCache().toBytes())
                 .withMaxTxBytes(props.limits().maxTransactionBytes())
-                .withBatching(props.batching());
-        this.engine = TxnEngine.open(cfg);
+                .withBatching(props.batching())
+                .withStoreRetryWindow(props.storeRetryWindow());
+        this.engine = TxnEngine.open(cfg, storeDecorator.getIfAvailable(() -> s -> s));
         int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
         this.readExecutor = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "glassledger-read");

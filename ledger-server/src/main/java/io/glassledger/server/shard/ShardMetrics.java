@@ -13,15 +13,22 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
  * The shard's Micrometer metrics (docs/API.md "Metrics"): commits, aborts by cause, a latency histogram per phase
  * (commit as the server sees it, WAL fsync, persist per epoch, proof traversal), block sizes, proof sizes and the
- * queue depth.
+ * queue depth; and the engine's failures, each also one ERROR log line (docs/ARCHITECTURE.md "Hostile connections and
+ * engine failure").
  */
 @Component
 public class ShardMetrics implements TxnEngine.Observer {
+    private static final Logger LOG = LoggerFactory.getLogger(ShardMetrics.class);
+    private final String shardTag;
+    private final Counter retriedFailures;
+    private final Counter fatalFailures;
     private final Counter commits;
     private final Map<TxnException.Reason, Counter> aborts = new EnumMap<>(TxnException.Reason.class);
     private final Timer commitPhase;
@@ -34,6 +41,13 @@ public class ShardMetrics implements TxnEngine.Observer {
 
     public ShardMetrics(MeterRegistry registry, Shard shard) {
         String s = Integer.toString(shard.number());
+        shardTag = s;
+        retriedFailures = Counter.builder("glassledger.engine.failures")
+                .description("engine failures: fatal=false while the store is retried, true when the engine stops")
+                .tag("shard", s).tag("fatal", "false").register(registry);
+        fatalFailures = Counter.builder("glassledger.engine.failures")
+                .description("engine failures: fatal=false while the store is retried, true when the engine stops")
+                .tag("shard", s).tag("fatal", "true").register(registry);
         commits = Counter.builder("glassledger.commits").description("transactions committed").tag("shard", s)
                 .register(registry);
         keysCommitted = Counter.builder("glassledger.committed.writes").description("writes committed")
@@ -103,5 +117,23 @@ public class ShardMetrics implements TxnEngine.Observer {
     @Override
     public void proved(int keys, long nanos) {
         proofPhase.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void failed(Throwable cause, boolean fatal) {
+        if (fatal) {
+            fatalFailures.increment();
+            LOG.error("shard {} engine failed and refuses every request until restarted (liveness DOWN): {}",
+                    shardTag, cause.toString(), cause);
+        } else {
+            retriedFailures.increment();
+            LOG.error("shard {} store failed; retrying block writes, readiness DOWN until it recovers: {}", shardTag,
+                    cause.toString(), cause);
+        }
+    }
+
+    @Override
+    public void recovered(long nanos) {
+        LOG.warn("shard {} store recovered after {} ms; readiness UP", shardTag, TimeUnit.NANOSECONDS.toMillis(nanos));
     }
 }

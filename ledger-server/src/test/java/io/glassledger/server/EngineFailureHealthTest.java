@@ -1,0 +1,199 @@
+package io.glassledger.server;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.hash.Hash;
+import io.glassledger.core.store.NodeStore;
+import io.glassledger.core.store.StoreBatch;
+import io.glassledger.core.store.StoreException;
+import io.glassledger.core.txn.TxnDraft;
+import io.glassledger.server.shard.Shard;
+import io.glassledger.server.shard.ShardMetrics;
+import io.glassledger.server.shard.StoreDecorator;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.RocksDBException;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * A storage failure under a running server (the real RocksDB store behind a switch that makes its writes fail as
+ * RocksDB does when the process is out of file descriptors): readiness goes DOWN, one ERROR line is logged and
+ * {@code glassledger.engine.failures} counts it; when the store works again, readiness is UP and nothing acknowledged
+ * is lost; a store that stays broken past the retry window also turns liveness DOWN.
+ */
+class EngineFailureHealthTest {
+    @TempDir
+    Path dir;
+    volatile boolean broken;
+    ConfigurableApplicationContext ctx;
+    final ListAppender<ILoggingEvent> log = new ListAppender<>();
+
+    /** The real store; while {@link #broken}, a write throws what RocksDbNodeStore throws for EMFILE. */
+    final class Switchable implements NodeStore {
+        final NodeStore real;
+
+        Switchable(NodeStore real) {
+            this.real = real;
+        }
+
+        @Override
+        public void write(StoreBatch batch) {
+            if (broken) {
+                throw new StoreException("RocksDB write failed: IO error: 000042.log: Too many open files",
+                        new RocksDBException("IO error: 000042.log: Too many open files"));
+            }
+            real.write(batch);
+        }
+
+        @Override
+        public byte[] node(Hash hash) {
+            return real.node(hash);
+        }
+
+        @Override
+        public byte[] block(long number) {
+            return real.block(number);
+        }
+
+        @Override
+        public byte[] blockTransactions(long number) {
+            return real.blockTransactions(number);
+        }
+
+        @Override
+        public Hash upper(int level, long index) {
+            return real.upper(level, index);
+        }
+
+        @Override
+        public byte[] meta(String key) {
+            return real.meta(key);
+        }
+
+        @Override
+        public long blockCount() {
+            return real.blockCount();
+        }
+
+        @Override
+        public long sizeBytes() {
+            return real.sizeBytes();
+        }
+
+        @Override
+        public void close() {
+            real.close();
+        }
+    }
+
+    Https start(String retryWindow) throws Exception {
+        // Registered by an initializer, not a @Configuration class, which the server's component scan would find.
+        SpringApplication app = new SpringApplication(GlassLedgerServer.class);
+        app.addInitializers(c -> c.getBeanFactory().registerSingleton("faultyStore",
+                (StoreDecorator) Switchable::new));
+        ctx = app.run("--server.port=0", "--glassledger.data-dir=" + dir.resolve("data"),
+                "--glassledger.persist-interval=20ms", "--logging.level.root=WARN",
+                "--glassledger.store-retry-window=" + retryWindow);
+        ch.qos.logback.classic.Logger l = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(ShardMetrics.class);
+        log.start();
+        l.addAppender(log);
+        int port = ((WebServerApplicationContext) ctx).getWebServer().getPort();
+        return new Https("https://127.0.0.1:" + port, ctx.getEnvironment().getProperty("glassledger.tls.fingerprint"));
+    }
+
+    @AfterEach
+    void stop() {
+        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(ShardMetrics.class)).detachAppender(log);
+        if (ctx != null) {
+            ctx.close();
+        }
+    }
+
+    String apiKey() throws Exception {
+        for (String line : java.nio.file.Files.readAllLines(dir.resolve("data").resolve("credentials.txt"))) {
+            String[] f = line.split("\t");
+            if (f.length == 3 && f[0].equals("default")) {
+                return f[2];
+            }
+        }
+        throw new IllegalStateException("no credentials");
+    }
+
+    static int status(Https https, String probe) throws Exception {
+        return https.get("/actuator/health/" + probe, null).status();
+    }
+
+    double failures(boolean fatal) {
+        return ctx.getBean(MeterRegistry.class).get("glassledger.engine.failures").tag("fatal", Boolean.toString(fatal))
+                .counter().count();
+    }
+
+    List<ILoggingEvent> errors() {
+        return log.list.stream().filter(e -> e.getLevel() == Level.ERROR).toList();
+    }
+
+    @Test
+    void storeFailure_turnsReadinessDown_logsAndCounts_thenRecoversLosingNothing() throws Exception {
+        Https https = start("5m");
+        String client = apiKey();
+        SigningKey key = SigningKey.generate();
+        assertEquals(201, https.post("/v1/clients/key", client, Map.of("publicKey", key.publicKey().hex())).status());
+        assertEquals(200, status(https, "readiness"));
+
+        broken = true;
+        var during = OverloadTest.commit(https, client, new TxnDraft(key, 0, System.currentTimeMillis())
+                .put(Bytes.utf8("k"), Bytes.utf8("v")).sign());
+        assertEquals(200, during.status(), String.valueOf(during.body()));  // in the WAL: acknowledged
+        await().atMost(Duration.ofSeconds(10)).until(() -> status(https, "readiness") == 503);
+        assertEquals(200, status(https, "liveness"), "retrying, not dead");
+        assertEquals(1.0, failures(false));
+        assertEquals(1, errors().size(), () -> log.list.toString());
+        assertTrue(errors().get(0).getFormattedMessage().contains("Too many open files"));
+
+        broken = false;
+        await().atMost(Duration.ofSeconds(10)).until(() -> status(https, "readiness") == 200);
+        long block = during.body().get("block").asLong();
+        await().atMost(Duration.ofSeconds(10)).until(() -> ctx.getBean(Shard.class).engine().persistedBlock() >= block);
+        var got = https.post("/v1/get", client, Map.of("keys", List.of(OverloadTest.b64("k")))).body().get("items");
+        assertEquals(OverloadTest.b64("v"), got.get(0).get("value").asText());
+        var after = OverloadTest.commit(https, client, new TxnDraft(key, 0, System.currentTimeMillis())
+                .put(Bytes.utf8("k2"), Bytes.utf8("v2")).sign());
+        assertEquals(200, after.status());
+        assertEquals(1, errors().size(), "one ERROR line for one failure");
+    }
+
+    @Test
+    void storeThatStaysBroken_turnsLivenessDown_andRefusesCommits() throws Exception {
+        Https https = start("300ms");
+        String client = apiKey();
+        SigningKey key = SigningKey.generate();
+        assertEquals(201, https.post("/v1/clients/key", client, Map.of("publicKey", key.publicKey().hex())).status());
+        broken = true;
+        OverloadTest.commit(https, client, new TxnDraft(key, 0, System.currentTimeMillis())
+                .put(Bytes.utf8("k"), Bytes.utf8("v")).sign());
+        await().atMost(Duration.ofSeconds(10)).until(() -> status(https, "liveness") == 503);
+        assertEquals(503, status(https, "readiness"));
+        assertEquals(1.0, failures(true));
+        assertTrue(errors().stream().anyMatch(e -> e.getFormattedMessage().contains("until restarted")),
+                () -> log.list.toString());
+        var refused = OverloadTest.commit(https, client, new TxnDraft(key, 0, System.currentTimeMillis())
+                .put(Bytes.utf8("x"), Bytes.utf8("y")).sign());
+        assertEquals(503, refused.status());
+    }
+}
