@@ -1,5 +1,6 @@
 package io.glassledger.server;
 
+import io.glassledger.core.txn.WalCorruptedException;
 import io.swagger.v3.oas.annotations.OpenAPIDefinition;
 import io.swagger.v3.oas.annotations.enums.SecuritySchemeType;
 import io.swagger.v3.oas.annotations.info.Info;
@@ -17,7 +18,28 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
         security = @SecurityRequirement(name = "apiKey"))
 @SecurityScheme(name = "apiKey", type = SecuritySchemeType.HTTP, scheme = "bearer")
 public class GlassLedgerServer {
+    /** The exit status when the shard's WAL is damaged where acknowledged records may be (sysexits EX_DATAERR). */
+    public static final int EXIT_WAL_CORRUPTED = 65;
+
     public static void main(String[] args) {
-        SpringApplication.run(GlassLedgerServer.class, args);
+        try {
+            SpringApplication.run(GlassLedgerServer.class, args);
+        } catch (RuntimeException e) {
+            // Spring Boot has already printed the failure (WalCorruptedFailureAnalyzer for a damaged WAL).
+            if (walCorruption(e) != null) {
+                System.exit(EXIT_WAL_CORRUPTED);
+            }
+            throw e;
+        }
+    }
+
+    /** The {@link WalCorruptedException} that {@code e} wraps (Spring wraps it in bean-creation errors), or null. */
+    static WalCorruptedException walCorruption(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof WalCorruptedException w) {
+                return w;
+            }
+        }
+        return null;
     }
 }

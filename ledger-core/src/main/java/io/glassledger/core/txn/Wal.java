@@ -21,8 +21,9 @@ import java.util.zip.CRC32C;
  * number of the epoch open at its start, followed by the transactions then prepared, so segments before it can be
  * deleted once their epochs are in the ledger.
  *
- * <p>Not thread-safe: the engine's sequencer thread is its only writer. A torn or corrupt tail of the last segment
- * (a crash mid-write) is cut off at open; damage anywhere else is an error.
+ * <p>Not thread-safe: the engine's sequencer thread is its only writer. Every batch written ends with a
+ * {@link #BATCH_END} frame. At open, damage in the last segment with no valid frame after it (a crash mid-write) is
+ * cut off; any other damage throws {@link WalCorruptedException}, and {@link WalRepair} is the way past it.
  */
 final class Wal implements AutoCloseable {
     static final int HEADER = 0;
@@ -32,8 +33,15 @@ final class Wal implements AutoCloseable {
     static final int DECIDE_ABORT = 4;
     static final int SEAL = 5;
     static final int OUTCOME = 6;
+    /**
+     * Ends every batch that {@link #flush()} writes (empty payload), so that an acknowledged record is always
+     * followed by a valid frame: damage to it is then never mistaken for a torn tail. Not passed to the replay.
+     */
+    static final int BATCH_END = 7;
+    static final int MAX_TYPE = BATCH_END;
     static final int MAX_RECORD = SignedTransaction.MAX_RECORD_BYTES + 16;
     private static final byte[] MAGIC = {'G', 'L', 'W', 'A', 'L', '1'};
+    private static final byte[] NO_BYTES = {};
 
     record Record(int type, byte[] payload) {
     }
@@ -48,6 +56,8 @@ final class Wal implements AutoCloseable {
     private ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
     private long segmentBytes;
     private boolean unsynced;
+    /** Records appended since the last {@link #BATCH_END}. */
+    private boolean unmarked;
 
     private Wal(Path dir, boolean fsync) {
         this.dir = dir;
@@ -79,53 +89,48 @@ final class Wal implements AutoCloseable {
         return List.copyOf(segments);
     }
 
+    /**
+     * Reads a segment. Damage is a torn tail only in the last segment and only if no valid frame follows it (a crash
+     * mid-write leaves nothing valid after the tear, since a batch is written only once the previous one is durable);
+     * the tail is then cut off, durably. Anything else throws {@link WalCorruptedException}: the records after the
+     * damage may have been acknowledged.
+     */
     private static Segment read(Path p, boolean last) throws IOException {
         String name = p.getFileName().toString();
         long seq = Long.parseLong(name.substring(4, 20));
-        byte[] data = Files.readAllBytes(p);
-        List<Record> records = new ArrayList<>();
-        int pos = 0;
-        long epochBase = -1;
-        CRC32C crc = new CRC32C();
-        while (pos < data.length) {
-            if (data.length - pos < 9) {
-                break;
+        WalScan.Result r = WalScan.scan(p);
+        if (r.damaged()) {
+            if (!last || r.nextValid() >= 0) {
+                throw new WalCorruptedException(p, r.stop(), r.damage() + (r.nextValid() >= 0
+                        ? ", and a valid frame follows at offset " + r.nextValid()
+                        : ", in a segment that is not the last"));
             }
-            int len = ByteBuffer.wrap(data, pos, 4).getInt();
-            int sum = ByteBuffer.wrap(data, pos + 4, 4).getInt();
-            if (len < 1 || len > MAX_RECORD || len > data.length - pos - 8) {
-                break;
-            }
-            crc.reset();
-            crc.update(data, pos + 8, len);
-            if ((int) crc.getValue() != sum) {
-                break;
-            }
-            int type = data[pos + 8] & 0xff;
-            byte[] payload = new byte[len - 1];
-            System.arraycopy(data, pos + 9, payload, 0, len - 1);
-            pos += 8 + len;
-            if (records.isEmpty() && epochBase < 0) {
-                epochBase = parseHeader(p, type, payload);
-                continue;
-            }
-            records.add(new Record(type, payload));
-        }
-        if (epochBase < 0) {
-            if (last) {
-                // Crashed while creating the segment: nothing in it was ever acknowledged.
+            if (r.frames().isEmpty()) {
+                // Crashed while creating the segment: no frame of it is whole, so nothing in it was acknowledged.
                 Files.delete(p);
                 return new Segment(seq, p, -1, List.of());
             }
-            throw new LedgerException("WAL segment " + p + " has no valid header");
-        }
-        if (pos < data.length) {
-            if (!last) {
-                throw new LedgerException("WAL segment " + p + " is damaged at offset " + pos);
-            }
             try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
-                ch.truncate(pos);
+                ch.truncate(r.stop());
                 ch.force(true);
+            }
+        }
+        if (r.frames().isEmpty()) {
+            if (!last) {
+                throw new WalCorruptedException(p, 0, "the segment is empty, and it is not the last");
+            }
+            Files.delete(p);  // created, then the crash: same as above
+            return new Segment(seq, p, -1, List.of());
+        }
+        WalScan.Frame h = r.frames().get(0);
+        long epochBase = parseHeader(p, h.type(), h.payload());
+        List<Record> records = new ArrayList<>();
+        for (WalScan.Frame f : r.frames().subList(1, r.frames().size())) {
+            if (f.type() == HEADER) {
+                throw new WalCorruptedException(p, f.offset(), "a second segment header");
+            }
+            if (f.type() != BATCH_END) {
+                records.add(new Record(f.type(), f.payload()));
             }
         }
         return new Segment(seq, p, epochBase, records);
@@ -133,11 +138,11 @@ final class Wal implements AutoCloseable {
 
     private static long parseHeader(Path p, int type, byte[] payload) {
         if (type != HEADER || payload.length != MAGIC.length + 8) {
-            throw new LedgerException("WAL segment " + p + " does not start with a header");
+            throw new WalCorruptedException(p, 0, "the segment does not start with a header");
         }
         for (int i = 0; i < MAGIC.length; i++) {
             if (payload[i] != MAGIC[i]) {
-                throw new LedgerException("WAL segment " + p + " has a foreign header");
+                throw new WalCorruptedException(p, 0, "the segment header is not GlassLedger's");
             }
         }
         return new ByteReader(payload, MAGIC.length, payload.length).u64();
@@ -213,6 +218,7 @@ final class Wal implements AutoCloseable {
         buffer.putInt(1 + payload.length).putInt((int) crc.getValue()).put((byte) type).put(payload);
         segmentBytes += need;
         unsynced = true;
+        unmarked = type != BATCH_END;
     }
 
     private void write() {
@@ -232,6 +238,10 @@ final class Wal implements AutoCloseable {
     boolean flush() {
         if (channel == null) {
             return false;
+        }
+        if (unmarked) {
+            append(BATCH_END, NO_BYTES);
+            unmarked = false;
         }
         if (buffer.position() > 0) {
             write();
