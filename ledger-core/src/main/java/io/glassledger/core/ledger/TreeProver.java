@@ -61,8 +61,9 @@ final class TreeProver {
         }
         Entry e = ((LeafNode) n).entry(i);
         int owner = keys.indexOf(e.key());
+        // An entry no claim owns shows its value by hash only: a proof never carries a value it was not asked for.
         return owner >= 0
-                ? new LowerProof.Leaf(owner, null, null, e.version(), e.prev())
-                : new LowerProof.Leaf(-1, e.key(), e.value(), e.version(), e.prev());
+                ? LowerProof.Leaf.claimed(owner, e.version(), e.prev())
+                : LowerProof.Leaf.hashed(e.key(), e.valueHash(), e.version(), e.prev());
     }
 }
