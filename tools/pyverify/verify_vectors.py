@@ -109,8 +109,28 @@ def entry_encoding(key, value, version, prev):
     return lp(key) + v + enc_varint(version) + prev
 
 
+def value_hash(value):
+    """§3: H(03 ‖ value); None for a tombstone."""
+    return None if value is None else H(b"\x03", value)
+
+
+def value_ref(vhash):
+    """§3: 00 for a tombstone, 01 ‖ valueHash otherwise."""
+    return b"\x00" if vhash is None else b"\x01" + vhash
+
+
+def hashed_form(key, vhash, version, prev):
+    """§3: lp(key) ‖ valueRef ‖ varint version ‖ prev."""
+    return lp(key) + value_ref(vhash) + enc_varint(version) + prev
+
+
+def entry_hash_by_value_hash(key, vhash, version, prev):
+    return H(b"\x00", hashed_form(key, vhash, version, prev))
+
+
 def entry_hash(key, value, version, prev):
-    return H(b"\x00", entry_encoding(key, value, version, prev))
+    """§3: the entry hash covers the value's hash, not the value."""
+    return entry_hash_by_value_hash(key, value_hash(value), version, prev)
 
 
 def read_entry(r):
@@ -479,7 +499,8 @@ def common_prefix(lo, hi):
 
 def decode_lower(r):
     """§9.2. Returns (root_level, root part) with root part None for the empty tree. Parts are tuples:
-    ("P", hash), ("I", sep, left, right), ("B", content), ("L", owner, key, value, version, prev)."""
+    ("P", hash), ("I", sep, left, right), ("B", content), ("L", owner, key, value_hash, version, prev).
+    key and value_hash are None in claimed form; value_hash is None for a hashed-form tombstone."""
     level_plus_one = r.varint(256)
     if level_plus_one == 0:
         return (-1, None)
@@ -519,20 +540,24 @@ def decode_lower(r):
             if sym != SYM_ITEM:
                 raise Reject("entry inside an index node")
             return ("B", content(depth + 1, level - 1, lo, hi))
-        owner, key, value = 0, None, None
+        owner, key, vhash = 0, None, None
         if sym == SYM_ENTRY:
             x = r.varint(1 << 20)
             if x == 0:
+                # hashed form: lp(key) ‖ valueRef (u8 00, or u8 01 ‖ valueHash[32])
                 owner = -1
                 key = r.lp(MAX_KEY)
                 if not key:
                     raise Reject("empty key")
-                vlen = r.varint(MAX_VALUE + 1)
-                value = None if vlen == 0 else r.take(vlen - 1)
+                ref = r.u8()
+                if ref == 1:
+                    vhash = r.hash()
+                elif ref != 0:
+                    raise Reject("valueRef byte %02x is neither 00 nor 01" % ref)
             else:
                 owner = x
         version = r.varint()
-        return ("L", owner, key, value, version, r.hash())
+        return ("L", owner, key, vhash, version, r.hash())
 
     root = ("B", content(1, level_plus_one - 1, None, None))
     if nxt[0] != count:
@@ -582,10 +607,10 @@ def evaluate(proof, claims):
             return E(p, level - 1, True, C)
         if level != 0:
             raise Reject("entry inside an index node")
-        return entry_hash(*leaf_entry(p, C))
+        return leaf_hash(p, C)
 
-    def leaf_entry(p, C):
-        _, owner, key, value, version, prev = p
+    def leaf_hash(p, C):
+        _, owner, key, vhash, version, prev = p
         if owner >= 0:
             if owner >= len(C):
                 raise Reject("claimed-form owner out of range")
@@ -597,13 +622,13 @@ def evaluate(proof, claims):
                 raise Reject("claim outside entry limits")
             entry = (ck, cv, version, prev)
             resolved[C[owner]] = entry
-            return entry
+            return entry_hash(*entry)  # the claimed value is hashed here
         for i in C:
             if claims[i][0] == key:
-                raise Reject("full-form entry for a claimed key")
+                raise Reject("hashed-form entry for a claimed key")
             if claims[i][1] is not None:
                 raise Reject("a claimed value for a key that is not in the tree")
-        return (key, value, version, prev)
+        return entry_hash_by_value_hash(key, vhash, version, prev)
 
     return E(root, root_level, True, order), resolved
 
@@ -868,12 +893,15 @@ def run_entry_hash(data, t):
         e = (unhex(v["key"]), unhex(v["value"]), v["version"], unhex(v["prev"]))
         t.check(entry_encoding(*e).hex() == v["encoding"], "entry-hash %s: encoding" % v["name"])
         t.check(entry_hash(*e).hex() == v["hash"], "entry-hash %s: hash" % v["name"])
+        vh = value_hash(e[1])
+        t.check((None if vh is None else vh.hex()) == v["valueHash"], "entry-hash %s: value hash" % v["name"])
+        t.check(hashed_form(e[0], vh, e[2], e[3]).hex() == v["hashedForm"], "entry-hash %s: hashed form" % v["name"])
         r = Reader(bytes.fromhex(v["encoding"]))
         t.check(read_entry(r) == e and r.remaining() == 0, "entry-hash %s: decode" % v["name"])
 
 
 def run_primitives(data, t):
-    tags = {"entry": "00", "inner": "01", "node": "02", "block": "10", "body": "11", "digest": "20",
+    tags = {"entry": "00", "inner": "01", "node": "02", "value": "03", "block": "10", "body": "11", "digest": "20",
             "digestTail": "21", "upperInner": "31"}
     t.check(data["tags"] == tags, "primitives: domain tags")
     for v in data["varint"]:
@@ -924,6 +952,7 @@ def run_primitives(data, t):
     i = h["inner"]
     t.check(H(b"\x01", enc_varint(len(x(i["sep"]))), x(i["sep"]), x(i["left"]), x(i["right"])).hex() == i["hash"],
             "primitives: inner hash")
+    t.check(H(b"\x03", x(h["value"]["value"])).hex() == h["value"]["hash"], "primitives: value hash")
     n = h["node"]
     t.check(H(b"\x02", bytes([n["level"]]), x(n["itemsRoot"])).hex() == n["hash"], "primitives: node hash")
     b = h["block"]

@@ -21,7 +21,8 @@ import java.util.stream.Stream;
  *   <li>bulk-load N keys as block 1, then 100 blocks of 1,000 random updates; compact and measure disk bytes
  *       (storage);</li>
  *   <li>append update blocks until the head reaches its target, timing each append (persist, sync);</li>
- *   <li>proof sizes at the head, and proofs generated for the verification rate;</li>
+ *   <li>proof sizes at the head, and proofs generated for the verification rate; proof sizes next to 1 MiB
+ *       neighbour values ({@link NeighbourProofSize}, its own small in-memory ledger);</li>
  *   <li>close the store, so that RocksDB's background work stops, and time verification;</li>
  *   <li>reopen the same ledger without sync and time more update blocks (persist, nosync).</li>
  * </ol>
@@ -104,6 +105,8 @@ public final class CoreBenchmark {
             proofs.appendOnlyProofs();
             log("batch proofs");
             proofs.batchProofs();
+            log("proof size next to 1 MiB neighbour values");
+            NeighbourProofSize.measure(opts.seed(), out);
             log("generating proofs for the verification rate");
             verifySet = proofs.prepareVerify();
             beforeReopen = ledger.digest();

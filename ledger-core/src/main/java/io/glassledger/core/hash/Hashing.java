@@ -13,6 +13,7 @@ public final class Hashing {
     public static final byte TAG_ENTRY = 0x00;
     public static final byte TAG_INNER = 0x01;
     public static final byte TAG_NODE = 0x02;
+    public static final byte TAG_VALUE = 0x03;
     public static final byte TAG_BLOCK = 0x10;
     public static final byte TAG_BODY = 0x11;
     public static final byte TAG_DIGEST = 0x20;
@@ -48,11 +49,31 @@ public final class Hashing {
         return finish(md);
     }
 
-    /** H(0x00 || canonical entry encoding). */
-    public static Hash entry(byte[] encodedEntry, int off, int len) {
+    /** H(0x03 || value): how an entry commits to its value (FORMAT §3), so a proof can show a value by hash. */
+    public static Hash value(byte[] value, int off, int len) {
+        MessageDigest md = sha();
+        md.update(TAG_VALUE);
+        md.update(value, off, len);
+        return finish(md);
+    }
+
+    /**
+     * H(0x00 || lp(key) || valueRef || varint version || prev): the entry hash, over the entry's hashed form
+     * (FORMAT §3). {@code valueRef} is 0x00 for a tombstone ({@code valueHash == null}), else 0x01 || valueHash.
+     */
+    public static Hash entry(byte[] key, int keyOff, int keyLen, Hash valueHash, long version, Hash prev) {
         MessageDigest md = sha();
         md.update(TAG_ENTRY);
-        md.update(encodedEntry, off, len);
+        updateVarint(md, keyLen);
+        md.update(key, keyOff, keyLen);
+        if (valueHash == null) {
+            md.update((byte) 0);
+        } else {
+            md.update((byte) 1);
+            md.update(valueHash.unsafeArray());
+        }
+        updateVarint(md, version);
+        md.update(prev.unsafeArray());
         return finish(md);
     }
 

@@ -70,10 +70,11 @@ final class TreeProver {
         }
         Entry e = ((LeafNode) n).entry(i);
         int owner = keys.indexOf(e.key());
-        // A neighbour proving absence is shown whole: its value is what makes such a proof large.
-        budget.charge(PART_BYTES + HASH_BYTES + (owner >= 0 ? 0 : e.encodedLength()));
+        // An entry no claim owns shows its value by hash only: a proof never carries a value it was not asked for.
+        // Charged: the part, its prev hash, and for a neighbour its length-prefixed key, marker and value hash.
+        budget.charge(PART_BYTES + HASH_BYTES + (owner >= 0 ? 0 : 5 + e.key().length() + HASH_BYTES));
         return owner >= 0
-                ? new LowerProof.Leaf(owner, null, null, e.version(), e.prev())
-                : new LowerProof.Leaf(-1, e.key(), e.value(), e.version(), e.prev());
+                ? LowerProof.Leaf.claimed(owner, e.version(), e.prev())
+                : LowerProof.Leaf.hashed(e.key(), e.valueHash(), e.version(), e.prev());
     }
 }

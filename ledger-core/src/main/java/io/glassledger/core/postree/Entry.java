@@ -13,8 +13,13 @@ import java.util.Objects;
  * One item of a leaf: a key, its value (or a tombstone), the block that wrote this version, and the hash of
  * the leaf node that held the previous version ({@link Hash#ZERO} if none).
  *
- * <p>Canonical encoding, hashed as H(0x00 || encoding):
+ * <p>Canonical (storage) encoding, which also decides chunking (FORMAT §5.3):
  * {@code varint(len key) key varint(tombstone ? 0 : len value + 1) value varint(version) prev[32]}.
+ *
+ * <p>The entry hash commits to the value only through its hash (FORMAT §3):
+ * {@code H(0x00 || varint(len key) key valueRef varint(version) prev[32])}, with {@code valueRef} = {@code 00} for a
+ * tombstone, else {@code 01 || H(0x03 || value)}. So a proof can show an entry it does not claim by its key and
+ * hashes alone ({@link #hashOf}), whatever the size of its value.
  */
 public final class Entry {
     public static final int MAX_KEY_BYTES = 1024;
@@ -134,13 +139,36 @@ public final class Entry {
         return enc.length;
     }
 
+    /** H(0x03 || value), or null for a tombstone: what the entry hash commits to in place of the value. */
+    public Hash valueHash() {
+        return valOff < 0 ? null : Hashing.value(enc, valOff, valLen);
+    }
+
     public Hash hash() {
         Hash h = hash;
         if (h == null) {
-            h = Hashing.entry(enc, 0, enc.length);
+            h = Hashing.entry(enc, keyOff, keyLen, valueHash(), version, prev());
             hash = h;
         }
         return h;
+    }
+
+    /**
+     * The hash of the entry {@code (key, value, version, prev)} given only {@code H(0x03 || value)}: how a verifier
+     * hashes an entry that a proof shows without its value.
+     *
+     * @param valueHash the value's hash, or null for a tombstone
+     * @throws IllegalArgumentException if the key is empty or over {@link #MAX_KEY_BYTES}, or the version negative
+     */
+    public static Hash hashOf(Bytes key, Hash valueHash, long version, Hash prev) {
+        Objects.requireNonNull(prev, "prev");
+        if (key.length() == 0 || key.length() > MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("key must be 1.." + MAX_KEY_BYTES + " bytes, got " + key.length());
+        }
+        if (version < 0) {
+            throw new IllegalArgumentException("negative version");
+        }
+        return Hashing.entry(key.unsafeArray(), 0, key.length(), valueHash, version, prev);
     }
 
     public void write(ByteWriter w) {

@@ -37,13 +37,25 @@ public final class LowerProof {
     }
 
     /**
-     * The entry a search path ends on. When {@code owner >= 0}, its key and value are omitted from the encoding and
-     * taken from the claim that owns it: the owner-th, in key order, of the claims whose paths reach it (others
-     * reaching it are absent keys). When {@code owner == -1} the entry is shown whole (a neighbour proving absence).
+     * The entry a search path ends on. When {@code owner >= 0} (claimed form), its key and value are omitted from
+     * the encoding and taken from the claim that owns it: the owner-th, in key order, of the claims whose paths
+     * reach it (others reaching it are absent keys); the verifier hashes the claimed value itself. When
+     * {@code owner == -1} (hashed form: a neighbour proving absence) the entry is shown by its key and the hash of
+     * its value only, {@code valueHash} being null for a tombstone, so an unclaimed value never enters a proof.
      */
-    public record Leaf(int owner, Bytes key, Bytes value, long version, Hash prev) implements Part {
+    public record Leaf(int owner, Bytes key, Hash valueHash, long version, Hash prev) implements Part {
         public boolean claimed() {
             return owner >= 0;
+        }
+
+        /** A claimed-form entry: key and value come from the claim. */
+        public static Leaf claimed(int owner, long version, Hash prev) {
+            return new Leaf(owner, null, null, version, prev);
+        }
+
+        /** A hashed-form entry: key and value hash shown, value hash null for a tombstone. */
+        public static Leaf hashed(Bytes key, Hash valueHash, long version, Hash prev) {
+            return new Leaf(-1, key, valueHash, version, prev);
         }
     }
 
@@ -55,6 +67,9 @@ public final class LowerProof {
     static final int SYM_INNER_1 = 3;
     static final int SYM_INNER_LONG = 7;
     static final int SHORT_SUFFIX_MAX = 4;
+    /** A hashed-form entry's value marker: a tombstone, or a value hash follows (FORMAT.md §9.2). */
+    static final int VALUE_NONE = 0;
+    static final int VALUE_HASH = 1;
     /** Deeper than any tree the format allows (levels x in-node depth), and shallow enough for any thread stack. */
     public static final int MAX_DEPTH = 512;
 
@@ -168,11 +183,11 @@ public final class LowerProof {
                     payload.varint(l.owner() < 0 ? 0 : l.owner());
                     if (!l.claimed()) {
                         payload.lengthPrefixed(l.key());
-                        if (l.value() == null) {
-                            payload.varint(0);
+                        if (l.valueHash() == null) {
+                            payload.u8(VALUE_NONE);
                         } else {
-                            payload.varint(l.value().length() + 1L);
-                            payload.raw(l.value().unsafeArray());
+                            payload.u8(VALUE_HASH);
+                            payload.hash(l.valueHash());
                         }
                     }
                 }
@@ -277,7 +292,7 @@ public final class LowerProof {
         }
         int owner = 0;
         Bytes key = null;
-        Bytes value = null;
+        Hash valueHash = null;
         if (s == SYM_ENTRY) {
             owner = r.varint(1 << 20) - 1;
             if (owner == -1) {
@@ -285,14 +300,18 @@ public final class LowerProof {
                 if (key.length() == 0) {
                     throw new MalformedException("empty key");
                 }
-                int vlen = r.varint(Entry.MAX_VALUE_BYTES + 1);
-                value = vlen == 0 ? null : r.bytes(vlen - 1);
+                int marker = r.u8();
+                if (marker == VALUE_HASH) {
+                    valueHash = r.hash();
+                } else if (marker != VALUE_NONE) {
+                    throw new MalformedException("value marker " + marker + " of a hashed-form entry is not 0 or 1");
+                }
             } else {
                 owner++;
             }
         }
         long version = r.varint();
-        return new Leaf(owner, key, value, version, r.hash());
+        return new Leaf(owner, key, valueHash, version, r.hash());
     }
 
     // ---------------------------------------------------------------- verification
@@ -400,7 +419,6 @@ public final class LowerProof {
 
     private static Hash leafHash(Leaf leaf, List<KeyClaim> claims, List<Integer> idx, Entry[] resolved)
             throws VerificationException {
-        Entry e;
         if (leaf.claimed()) {
             if (leaf.owner() >= idx.size()) {
                 throw new VerificationException("claimed entry's owner " + leaf.owner() + " is not among the "
@@ -418,25 +436,35 @@ public final class LowerProof {
                 }
             }
             KeyClaim c = claims.get(idx.get(leaf.owner()));
-            e = entry(c.key(), c.value(), leaf.version(), leaf.prev());
+            // The claimed value is hashed here, by the verifier: a claim is never taken on a hash.
+            Entry e = entry(c.key(), c.value(), leaf.version(), leaf.prev());
             if (resolved != null) {
                 resolved[idx.get(leaf.owner())] = e;
             }
-        } else {
-            e = entry(leaf.key(), leaf.value(), leaf.version(), leaf.prev());
-            for (int i : idx) {
-                KeyClaim c = claims.get(i);
-                if (c.key().equals(leaf.key())) {
-                    throw new VerificationException("entry for a claimed key must be in claimed form");
-                }
-                if (!c.isAbsent()) {
-                    throw new VerificationException("key " + c.key() + " is not in the tree");
-                }
-                if (resolved != null) {
-                    resolved[i] = null;
-                }
+            return e.hash();
+        }
+        if (leaf.key() == null || leaf.prev() == null) {
+            throw new VerificationException("hashed-form entry without a key");
+        }
+        Hash h;
+        try {
+            h = Entry.hashOf(leaf.key(), leaf.valueHash(), leaf.version(), leaf.prev());
+        } catch (IllegalArgumentException ex) {
+            throw new VerificationException("hashed-form entry is malformed: " + ex.getMessage());
+        }
+        for (int i : idx) {
+            KeyClaim c = claims.get(i);
+            if (c.key().equals(leaf.key())) {
+                // Only a claimed-form entry can prove a value: a claimed key shown by a hash is refused.
+                throw new VerificationException("entry for a claimed key must be in claimed form");
+            }
+            if (!c.isAbsent()) {
+                throw new VerificationException("key " + c.key() + " is not in the tree");
+            }
+            if (resolved != null) {
+                resolved[i] = null;
             }
         }
-        return e.hash();
+        return h;
     }
 }

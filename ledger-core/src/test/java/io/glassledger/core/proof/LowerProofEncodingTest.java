@@ -8,6 +8,7 @@ import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.codec.MalformedException;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
+import io.glassledger.core.hash.Hashing;
 import io.glassledger.core.ledger.BlockSpec;
 import io.glassledger.core.ledger.Ledger;
 import io.glassledger.core.postree.Entry;
@@ -46,7 +47,7 @@ class LowerProofEncodingTest {
     }
 
     private static Leaf claimed(int owner) {
-        return new Leaf(owner, null, null, 1, Hash.ZERO);
+        return Leaf.claimed(owner, 1, Hash.ZERO);
     }
 
     @Test
@@ -95,8 +96,8 @@ class LowerProofEncodingTest {
     void symbolsAndPayloadsOfEveryKind_roundTrip() {
         // A level-1 root with two child nodes; the leaves hold entries of every form, and separators of every length
         // class (1..4 bytes, 5 bytes and over).
-        Leaf full = new Leaf(-1, Bytes.utf8("neighbour"), null, 7, hash(9));
-        Leaf fullWithValue = new Leaf(-1, Bytes.utf8("n2"), Bytes.utf8("v"), 8, hash(8));
+        Leaf full = Leaf.hashed(Bytes.utf8("neighbour"), null, 7, hash(9));
+        Leaf fullWithValue = Leaf.hashed(Bytes.utf8("n2"), hash(4), 8, hash(8));
         Part left = new Inner(Bytes.utf8("a"), claimed(0), new Inner(Bytes.utf8("ab"), claimed(1),
                 new Inner(Bytes.utf8("abc"), full, new Pruned(hash(5)))));
         Part right = new Inner(Bytes.utf8("mmmm"), new Inner(Bytes.utf8("mm"), fullWithValue, claimed(3)),
@@ -127,8 +128,33 @@ class LowerProofEncodingTest {
         // Symbol 7 declaring a 1025-byte separator (cp = 0): varint(1020).
         assertMalformed("limit", new ByteWriter().raw(HEX.parseHex("0103" + "e000")).varint(1020)
                 .raw(new byte[1025]).toByteArray());
-        // Symbol 2 with x = 0: a full-form entry with an empty key.
+        // Symbol 2 with x = 0: a hashed-form entry with an empty key.
         assertMalformed("empty key", concat("0101" + "40" + "00" + "00" + "00" + "01", Hash.ZERO));
+        // A hashed-form entry (key "k") is a tombstone (marker 00) or a value hash (marker 01): marker 02 is neither.
+        LowerProof.decode(concat("0101" + "40" + "00" + "016b" + "00" + "01", Hash.ZERO));
+        LowerProof.decode(new ByteWriter().raw(HEX.parseHex("0101" + "40" + "00" + "016b" + "01")).hash(hash(3))
+                .varint(1).hash(Hash.ZERO).toByteArray());
+        assertMalformed("value marker", new ByteWriter().raw(HEX.parseHex("0101" + "40" + "00" + "016b" + "02"))
+                .hash(hash(3)).varint(1).hash(Hash.ZERO).toByteArray());
+    }
+
+    /**
+     * A neighbour shown for absence carries its key and value hash, never its value: 32 bytes whatever the value's
+     * size, and its entry hash is the one the tree commits to.
+     */
+    @Test
+    void hashedFormEntry_hasTheEntryHash_withoutTheValue() throws VerificationException {
+        Entry big = Entry.of(Bytes.utf8("n"),
+                Bytes.wrap(new byte[1 << 20]), 9, hash(2));
+        Leaf shown = Leaf.hashed(big.key(), big.valueHash(), big.version(), big.prev());
+        Entry a = Entry.of(Bytes.utf8("a"), Bytes.utf8("x"), 1, Hash.ZERO);
+        // The absent key "o" routes right of separator "n", onto the neighbour.
+        LowerProof p = new LowerProof(0, new Boundary(new Inner(Bytes.utf8("n"), new Pruned(a.hash()), shown)));
+        byte[] enc = p.encode();
+        assertTrue(enc.length < 200, "proof of " + enc.length + " bytes");
+        Hash root = LowerProof.decode(enc).computeRoot(List.of(KeyClaim.absent(Bytes.utf8("o"))), null);
+        Hash expected = Hashing.node(0, Hashing.inner(Bytes.utf8("n").unsafeArray(), a.hash(), big.hash()));
+        assertEquals(expected, root);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.glassledger.core.vectors;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.ledger.BlockSpec;
 import io.glassledger.core.ledger.Ledger;
+import io.glassledger.core.postree.Entry;
 import io.glassledger.core.postree.Mutation;
 import io.glassledger.core.postree.TreeParams;
 import io.glassledger.core.store.InMemoryNodeStore;
@@ -55,13 +56,19 @@ final class Fixtures {
     final Ledger other;
     final Ledger dflt;
     final Ledger still;
+    final Ledger big;
 
-    private Fixtures(Ledger a, Ledger fork, Ledger other, Ledger dflt, Ledger still) {
+    /** In ledger E: keys between neighbours that hold 1 MiB values, and an absent key between them. */
+    static final Bytes BIG_SMALL_KEY = Bytes.utf8("big/b");
+    static final Bytes BIG_ABSENT_KEY = Bytes.utf8("big/bb");
+
+    private Fixtures(Ledger a, Ledger fork, Ledger other, Ledger dflt, Ledger still, Ledger big) {
         this.a = a;
         this.fork = fork;
         this.other = other;
         this.dflt = dflt;
         this.still = still;
+        this.big = big;
     }
 
     static Fixtures build() {
@@ -77,7 +84,8 @@ final class Fixtures {
         if (!still.block(1).lowerRoot().equals(still.block(2).lowerRoot())) {
             throw new IllegalStateException("ledger D: block 2 changed the state");
         }
-        return new Fixtures(a, fork, other, dflt, still);
+        Ledger big = ledger(TreeParams.DEFAULT, GENESIS_TS + 3, bigSpecs());
+        return new Fixtures(a, fork, other, dflt, still, big);
     }
 
     private static Ledger ledger(TreeParams p, long genesisTs, List<BlockSpec> specs) {
@@ -199,6 +207,21 @@ final class Fixtures {
         }
         return List.of(new BlockSpec(GENESIS_TS + 1000, List.of(Bytes.utf8("d-1")), first),
                 new BlockSpec(GENESIS_TS + 2000, List.of(Bytes.utf8("d-2")), List.of()));
+    }
+
+    /**
+     * Ledger E: block 1 writes big/a, big/c and big/d with 1 MiB values around big/b, a one-byte value: proofs about
+     * big/b and the absent big/bb are small only because a neighbour is shown by its value's hash.
+     */
+    private static List<BlockSpec> bigSpecs() {
+        Random rnd = new Random(0xB16L);
+        List<Mutation> first = new ArrayList<>();
+        for (String k : List.of("big/a", "big/b", "big/c", "big/d")) {
+            byte[] v = new byte[k.equals("big/b") ? 1 : Entry.MAX_VALUE_BYTES];
+            rnd.nextBytes(v);
+            first.add(Mutation.put(Bytes.utf8(k), Bytes.wrap(v)));
+        }
+        return List.of(new BlockSpec(GENESIS_TS + 1000, List.of(Bytes.utf8("e-1")), first));
     }
 
     private static List<BlockSpec> defaultSpecs() {

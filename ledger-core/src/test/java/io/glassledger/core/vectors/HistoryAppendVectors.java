@@ -129,9 +129,9 @@ final class HistoryAppendVectors {
         Block block = new Block(0, Fixtures.GENESIS_TS, head.hash(), List.of(), new TreeMap<>());
         Digest digest = new Digest(0, Hashing.digest(0, block.lowerRoot(), Hash.ZERO, block.bodyHash()));
         KeysProof headProof = new KeysProof(0, new KeysProof.AtDigest(Hashing.digestTail(Hash.ZERO, block.bodyHash())),
-                new LowerProof(0, new LowerProof.Boundary(new LowerProof.Leaf(0, null, null, 3, newer.hash()))));
+                new LowerProof(0, new LowerProof.Boundary(LowerProof.Leaf.claimed(0, 3, newer.hash()))));
         LowerProof olderProof = new LowerProof(0,
-                new LowerProof.Boundary(new LowerProof.Leaf(0, null, null, 5, Hash.ZERO)));
+                new LowerProof.Boundary(LowerProof.Leaf.claimed(0, 5, Hash.ZERO)));
         ObjectNode in = Json.object();
         in.set("digest", Json.digest(digest));
         Json.putBytes(in, "key", k);

@@ -53,7 +53,7 @@ final class KeysVectors {
                 + "expanded though no claim reaches it",
                 Json.unhex(proof(a, List.of(Fixtures.HISTORY_KEY, Fixtures.FF_KEY), 12, 12)));
         c.invalidProof("expanded-unreached-neighbour", "a proof for this key and an absent one used for this key "
-                + "alone: the absent key's path, ending on a full-form neighbour, is expanded though no claim reaches it",
+                + "alone: the absent key's path, ending on a hashed-form neighbour, is expanded though no claim reaches it",
                 Json.unhex(proof(a, List.of(Fixtures.HISTORY_KEY, Fixtures.NEVER_KEY), 12, 12)));
         current(file, "empty-value", "A", a, Fixtures.EMPTY_VALUE_KEY, 12, "the empty value is a value, not a "
                 + "tombstone (value varint 1)");
@@ -65,6 +65,9 @@ final class KeysVectors {
                 .invalid("value-claimed-on-empty-tree", "the genesis digest and its empty-tree proof, with a value claimed",
                         override("digest", a.digest(0), "proof", proof(a, List.of(Fixtures.SINGLE_KEY), 0, 0)));
         current(file, "default-params", "C", f.dflt, Bytes.utf8("item/00700"), 2, "ledger with TreeParams.DEFAULT");
+        current(file, "neighbours-1mib-values", "E", f.big, Fixtures.BIG_SMALL_KEY, 1, "a one-byte value whose "
+                + "neighbours hold 1 MiB values: the proof carries the claimed value's entry only, never a neighbour's "
+                + "value");
         return file;
     }
 
@@ -104,7 +107,7 @@ final class KeysVectors {
         VectorFile file = new VectorFile("non-existence", "verifyNonExistence",
                 "key has no value (never written, or deleted) at the digest's block; proof.blockNo == digest.blockNo");
         Ledger a = f.a;
-        absent(file, "between-keys", "A", a, Fixtures.NEVER_KEY, 12, "routes to a neighbour entry shown in full form")
+        absent(file, "between-keys", "A", a, Fixtures.NEVER_KEY, 12, "routes to a neighbour entry shown in hashed form")
                 .invalidProof("expanded-unreached-neighbour", "a proof for this key and another absent key, used for "
                         + "this key alone: the second path is expanded though no claim reaches it",
                         Json.unhex(proof(a, List.of(Fixtures.NEVER_KEY, Fixtures.AFTER_ALL), 12, 12)));
@@ -119,6 +122,8 @@ final class KeysVectors {
                         + "(block 12), where it is present", override("digest", a.digest(12), "proof",
                                 proof(a, List.of(Fixtures.LATE_KEY), 9, 12)));
         absent(file, "default-params", "C", f.dflt, Bytes.utf8("item/00001"), 2, "ledger with TreeParams.DEFAULT");
+        absent(file, "neighbours-1mib-values", "E", f.big, Fixtures.BIG_ABSENT_KEY, 1, "an absent key that routes to "
+                + "a neighbour holding a 1 MiB value: the neighbour is shown in hashed form, its key and value hash");
         return file;
     }
 
@@ -306,7 +311,7 @@ final class KeysVectors {
             ArrayNode fewer = claims.deepCopy();
             fewer.remove(i);
             if (!fewer.isEmpty() && c.rejects(claimsOverride(fewer))) {
-                c.invalid("absent-claim-dropped", "an absent claim left out: its path, ending on a full-form "
+                c.invalid("absent-claim-dropped", "an absent claim left out: its path, ending on a hashed-form "
                         + "neighbour, is expanded for no claim", claimsOverride(fewer));
                 break;
             }
@@ -457,14 +462,18 @@ final class KeysVectors {
                     Tamper.withLower(p, owner).encode());
             Bytes ownerKey = firstPresent(l, keys, b);
             Entry e = l.entry(ownerKey, b);
-            c.invalidProof("full-form-leaf-for-claimed-key", "the claimed entry in full form: same entry hash, but "
-                    + "an entry whose key is claimed must be in claimed form",
-                    Tamper.withLower(p, Tamper.fullFormLeaf(p.lower(), ownerKey, e.value())).encode());
+            c.invalidProof("hashed-form-leaf-for-claimed-key", "the claimed entry in hashed form (its key and value "
+                    + "hash): same entry hash, but an entry whose key is claimed must be in claimed form, so a claimed "
+                    + "value is never taken on its hash",
+                    Tamper.withLower(p, Tamper.hashedFormLeaf(p.lower(), ownerKey, e.valueHash())).encode());
         }
         LowerProof neighbour = Tamper.claimNeighbour(p.lower());
         if (neighbour != null) {
             c.invalidProof("claimed-form-neighbour", "a neighbour entry rewritten in claimed form",
                     Tamper.withLower(p, neighbour).encode());
+            c.invalidBecause("hashed-form-value-marker-2", "the value marker of the first hashed-form entry written "
+                    + "as 02 (only 00, a tombstone, and 01, a value hash, exist)", proofOverride(Tamper.splice(enc,
+                            lo, enc.length, Tamper.encodeLower(p.lower(), null, 2))), "value marker");
         }
     }
 
@@ -553,6 +562,12 @@ final class KeysVectors {
     /** A live key other than {@code key} (and not among {@code exclude}) in the state at block b. */
     static Bytes otherPresentKey(Ledger l, Bytes key, long b, List<Bytes> exclude) {
         for (Bytes k : Fixtures.universe()) {
+            if (!k.equals(key) && !exclude.contains(k) && l.get(k, b).isPresent()) {
+                return k;
+            }
+        }
+        for (String big : List.of("big/a", "big/c", "big/d", "big/b")) {
+            Bytes k = Bytes.utf8(big);
             if (!k.equals(key) && !exclude.contains(k) && l.get(k, b).isPresent()) {
                 return k;
             }

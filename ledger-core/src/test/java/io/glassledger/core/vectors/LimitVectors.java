@@ -69,9 +69,9 @@ final class LimitVectors {
             byte[] k = new byte[len];
             Arrays.fill(k, (byte) 'k');
             LowerProof proof = new LowerProof(0, new Boundary(claimed()));
-            ByteWriter enc = new ByteWriter().lengthPrefixed(k).varint(2).raw(new byte[] {'v'}).varint(1).hash(Hash.ZERO);
-            byte[] e = enc.toByteArray();
-            Hash root = Hashing.node(0, Hashing.entry(e, 0, e.length));
+            // Hashed directly (§3), since no Entry can hold a 1025-byte key.
+            Hash valueHash = Hashing.value(new byte[] {'v'}, 0, 1);
+            Hash root = Hashing.node(0, Hashing.entry(k, 0, k.length, valueHash, 1, Hash.ZERO));
             if (len == 1024) {
                 add(out, "claim-key-1024-bytes", true, null, "a crafted leaf holding one entry with a 1024-byte key, "
                         + "the longest allowed, claimed", proof, Bytes.wrap(k), Bytes.utf8("v"), root);
@@ -107,7 +107,7 @@ final class LimitVectors {
     }
 
     private static Leaf claimed() {
-        return new Leaf(0, null, null, 1, Hash.ZERO);
+        return Leaf.claimed(0, 1, Hash.ZERO);
     }
 
     private static Hash hash(int seed) {
@@ -192,7 +192,7 @@ final class LimitVectors {
     private static Part leafPart(LeafNode leaf, int lo, int hi, Bytes k) {
         if (hi - lo == 1) {
             Entry e = leaf.entry(lo);
-            return e.key().equals(k) ? new Leaf(0, null, null, e.version(), e.prev()) : new Pruned(e.hash());
+            return e.key().equals(k) ? Leaf.claimed(0, e.version(), e.prev()) : new Pruned(e.hash());
         }
         int mid = Node.countSplit(lo, hi);
         Bytes sep = leaf.separator(mid);

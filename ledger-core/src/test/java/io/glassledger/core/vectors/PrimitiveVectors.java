@@ -34,7 +34,9 @@ final class PrimitiveVectors {
     // ---------------------------------------------------------------- entries
 
     String entryHash() {
-        ObjectNode root = header("entry-hash", "canonical entry encoding and entry hash H(00 || encoding)");
+        ObjectNode root = header("entry-hash", "canonical (storage) entry encoding; the value hash H(03 || value) "
+                + "(null for a tombstone); the hashed form lp(key) || valueRef || varint version || prev, valueRef "
+                + "being 00 for a tombstone or 01 || valueHash; and the entry hash H(00 || hashed form)");
         ArrayNode v = root.putArray("vectors");
         Random rnd = new Random(0xE7);
         entry(v, "simple", Entry.of(Bytes.utf8("a"), Bytes.utf8("b"), 0, Hash.ZERO));
@@ -53,7 +55,29 @@ final class PrimitiveVectors {
         o.put("name", name);
         putEntry(o, e);
         o.put("encoding", Json.hex(e.encoded()));
+        Hash vh = e.valueHash();
+        if (vh == null) {
+            o.putNull("valueHash");
+        } else {
+            o.put("valueHash", vh.hex());
+        }
+        o.put("hashedForm", Json.hex(hashedForm(e)));
         o.put("hash", e.hash().hex());
+    }
+
+    /** FORMAT §3's hashed form, written here from the text rather than by the reference's hashing code. */
+    static byte[] hashedForm(Entry e) {
+        ByteWriter w = new ByteWriter().lengthPrefixed(e.key());
+        if (e.isTombstone()) {
+            w.u8(0);
+        } else {
+            byte[] v = e.value().unsafeArray();
+            byte[] pre = new byte[v.length + 1];
+            pre[0] = 3;
+            System.arraycopy(v, 0, pre, 1, v.length);
+            w.u8(1).hash(Hashing.raw(pre));
+        }
+        return w.varint(e.version()).hash(e.prev()).toByteArray();
     }
 
     static void putEntry(ObjectNode o, Entry e) {
@@ -72,6 +96,7 @@ final class PrimitiveVectors {
         tags.put("entry", "00");
         tags.put("inner", "01");
         tags.put("node", "02");
+        tags.put("value", "03");
         tags.put("block", "10");
         tags.put("body", "11");
         tags.put("digest", "20");
@@ -293,6 +318,9 @@ final class PrimitiveVectors {
         inner.put("left", l.hex());
         inner.put("right", r.hex());
         inner.put("hash", Hashing.inner(Bytes.utf8("acct/01").unsafeArray(), l, r).hex());
+        ObjectNode value = h.putObject("value");
+        value.put("value", Bytes.utf8("hi").hex());
+        value.put("hash", Hashing.value(Bytes.utf8("hi").unsafeArray(), 0, 2).hex());
         ObjectNode node = h.putObject("node");
         node.put("level", 3);
         node.put("itemsRoot", l.hex());
@@ -479,8 +507,9 @@ final class PrimitiveVectors {
         for (com.fasterxml.jackson.databind.JsonNode t : trees) {
             if (t.get("name").asText().equals("tiny")) {
                 for (com.fasterxml.jackson.databind.JsonNode n : t.get("nodes")) {
-                    if (n.get("level").asInt() == 1) {
-                        index = Json.unhex(n.get("encoding").asText());
+                    byte[] enc = Json.unhex(n.get("encoding").asText());
+                    if (n.get("level").asInt() == 1 && enc[1] >= 2) {
+                        index = enc;
                     }
                 }
             }
@@ -614,6 +643,7 @@ final class PrimitiveVectors {
         ledger(v, "B", f.other);
         ledger(v, "C", f.dflt);
         ledger(v, "D", f.still);
+        ledger(v, "E", f.big);
         root.set("invalidRecords", invalidRecords(f.a));
         return Json.write(root);
     }

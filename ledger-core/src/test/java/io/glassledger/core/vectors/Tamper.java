@@ -127,22 +127,22 @@ final class Tamper {
         return r == null ? null : new LowerProof(p.rootLevel(), r);
     }
 
-    /** The first claimed-form leaf rewritten in full form with the given key and value (same entry hash). */
-    static LowerProof fullFormLeaf(LowerProof p, Bytes key, Bytes value) {
+    /** The first claimed-form leaf rewritten in hashed form with the given key and value hash (same entry hash). */
+    static LowerProof hashedFormLeaf(LowerProof p, Bytes key, Hash valueHash) {
         return replaceFirst(p, x -> x instanceof Leaf l && l.claimed()
-                ? new Leaf(-1, key, value, l.version(), l.prev()) : null);
+                ? Leaf.hashed(key, valueHash, l.version(), l.prev()) : null);
     }
 
     /** The first claimed-form leaf with its owner index raised by one. */
     static LowerProof ownerPlusOne(LowerProof p) {
         return replaceFirst(p, x -> x instanceof Leaf l && l.claimed()
-                ? new Leaf(l.owner() + 1, null, null, l.version(), l.prev()) : null);
+                ? Leaf.claimed(l.owner() + 1, l.version(), l.prev()) : null);
     }
 
-    /** The first full-form (neighbour) leaf rewritten in claimed form, owner 0. */
+    /** The first hashed-form (neighbour) leaf rewritten in claimed form, owner 0. */
     static LowerProof claimNeighbour(LowerProof p) {
         return replaceFirst(p, x -> x instanceof Leaf l && !l.claimed()
-                ? new Leaf(0, null, null, l.version(), l.prev()) : null);
+                ? Leaf.claimed(0, l.version(), l.prev()) : null);
     }
 
     // ---------------------------------------------------------------- the FORMAT.md encoder
@@ -193,12 +193,20 @@ final class Tamper {
      *                                  entry in an index node, a separator outside its range)
      */
     static byte[] encodeLower(LowerProof p, InnerPayload hook) {
+        return encodeLower(p, hook, -1);
+    }
+
+    /**
+     * {@link #encodeLower(LowerProof, InnerPayload)} with the value marker of the first hashed-form entry written as
+     * {@code marker} (followed by its 32-byte value hash, or nothing for a tombstone, as before); -1 keeps it.
+     */
+    static byte[] encodeLower(LowerProof p, InnerPayload hook, int marker) {
         ByteWriter w = new ByteWriter();
         w.varint(p.rootLevel() + 1L);
         if (p.root() == null) {
             return w.toByteArray();
         }
-        Walk walk = walk(p, hook);
+        Walk walk = walk(p, hook, marker);
         w.varint(walk.symbols.size());
         w.raw(packSymbols(walk.symbols));
         w.raw(walk.payload.toByteArray());
@@ -229,10 +237,15 @@ final class Tamper {
     }
 
     private static Walk walk(LowerProof p, InnerPayload hook) {
+        return walk(p, hook, -1);
+    }
+
+    private static Walk walk(LowerProof p, InnerPayload hook, int marker) {
         if (!(p.root() instanceof Boundary b)) {
             throw new IllegalArgumentException("the root part must be a node boundary");
         }
         Walk w = new Walk(hook);
+        w.marker = marker;
         w.content(b.content(), p.rootLevel(), null, null);
         return w;
     }
@@ -244,6 +257,8 @@ final class Tamper {
         final ByteWriter payload = new ByteWriter();
         final InnerPayload hook;
         int inners;
+        /** Value marker for the next hashed-form entry, -1 for the canonical one. */
+        int marker = -1;
 
         Walk(InnerPayload hook) {
             this.hook = hook;
@@ -291,12 +306,12 @@ final class Tamper {
                     symbol(SYM_ENTRY, level);
                     payload.varint(l.claimed() ? l.owner() : 0);
                     if (!l.claimed()) {
+                        // Hashed form: lp(key), u8 value marker (00 tombstone, 01 value hash follows).
                         payload.lengthPrefixed(l.key());
-                        if (l.value() == null) {
-                            payload.varint(0);
-                        } else {
-                            payload.varint(l.value().length() + 1L);
-                            payload.raw(l.value().unsafeArray());
+                        payload.u8(marker >= 0 ? marker : l.valueHash() == null ? 0 : 1);
+                        marker = -1;
+                        if (l.valueHash() != null) {
+                            payload.hash(l.valueHash());
                         }
                     }
                 }
@@ -360,7 +375,7 @@ final class Tamper {
      * sibling, ending in a claimed entry nested {@code depth} deep.
      */
     static LowerProof nestedTooDeep(int depth) {
-        Part p = new Leaf(0, null, null, 1, Hash.ZERO);
+        Part p = Leaf.claimed(0, 1, Hash.ZERO);
         for (int i = 0; i < depth - 1; i++) {
             p = new Inner(Bytes.utf8("z"), p, new LowerProof.Pruned(Hash.ZERO));
         }

@@ -153,6 +153,14 @@ class VectorTest {
             Entry e = entry(v);
             assertEquals(v.get("encoding").asText(), Json.hex(e.encoded()), v.get("name").asText());
             assertEquals(v.get("hash").asText(), e.hash().hex(), v.get("name").asText());
+            assertEquals(v.get("valueHash").isNull() ? null : v.get("valueHash").asText(),
+                    e.valueHash() == null ? null : e.valueHash().hex(), v.get("name").asText());
+            assertEquals(v.get("hashedForm").asText(), Json.hex(PrimitiveVectors.hashedForm(e)),
+                    v.get("name").asText());
+            byte[] form = Json.unhex(v.get("hashedForm").asText());
+            byte[] pre = new byte[form.length + 1];
+            System.arraycopy(form, 0, pre, 1, form.length);
+            assertEquals(v.get("hash").asText(), Hashing.raw(pre).hex(), v.get("name").asText() + ": H(00 || form)");
             ByteReader r = new ByteReader(Json.unhex(v.get("encoding").asText()));
             assertEquals(e, Entry.read(r));
             r.expectEnd();
@@ -290,7 +298,7 @@ class VectorTest {
     @Test
     void deeplyNestedProof_onSmallStack_isRejectedNotOverflowed() throws Exception {
         byte[] enc = VectorVerifier.onLargeStack(() -> {
-            LowerProof.Part p = new LowerProof.Leaf(0, null, null, 1, Hash.ZERO);
+            LowerProof.Part p = LowerProof.Leaf.claimed(0, 1, Hash.ZERO);
             for (int i = 0; i < 4095; i++) {
                 p = new LowerProof.Inner(Bytes.utf8("a"), p, new LowerProof.Pruned(Hash.ZERO));
             }
