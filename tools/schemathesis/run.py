@@ -9,6 +9,7 @@ compared before and after each pass. Prints the counts of each pass; exits non-z
 import argparse
 import json
 import os
+import re
 import shutil
 import socket
 import ssl
@@ -18,6 +19,7 @@ import time
 import urllib.request
 import xml.etree.ElementTree as ET
 
+TOTALS = {}
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
 
 
@@ -82,7 +84,9 @@ def run_st(args, name, schema, base, key, report_dir, phases, examples):
         cmd += ["--header", "Authorization: Bearer " + key]
     print(f"== {name}: st run {base} (phases {phases}, seed {args.seed}, max examples {examples})", flush=True)
     t0 = time.monotonic()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
+    # cwd: its .schemathesis cache stays under target/.
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1800,
+                       cwd=report_dir)
     out = p.stdout
     log = os.path.join(report_dir, name + ".log")
     with open(log, "w") as f:
@@ -100,6 +104,9 @@ def run_st(args, name, schema, base, key, report_dir, phases, examples):
     except (OSError, ET.ParseError):
         pass
     secs = time.monotonic() - t0
+    cases = re.search(r"(\d+) generated, (.*)", out)
+    if cases:
+        TOTALS[name] = cases.group(0).strip()
     ok = p.returncode == 0
     print(f"   exit {p.returncode} in {secs:.0f} s; operations {tests}, failed {failures}, errored {errors}")
     for l in summary:
@@ -162,7 +169,10 @@ def main():
         aschema = fetch_schema(abase, os.path.join(work, "auditor-api-docs.json"))
         if not run_st(args, "auditor", aschema, abase, None, work, "examples,coverage,fuzzing", args.max_examples):
             failed.append("auditor")
-        print(f"ledger head after: block {before[0]} {before[1]} (unchanged: {head(base, keys['admin']) == before})")
+        after = head(base, keys["admin"])
+        print(f"ledger head after: block {after[0]} {after[1]} (unchanged: {after == before})")
+        if after != before:
+            failed.append("head changed")
     finally:
         if auditor is not None:
             auditor.terminate()
@@ -172,6 +182,8 @@ def main():
                 auditor.kill()
         subprocess.run([os.path.join(root, "glassledger"), "cluster", "stop", "--dir", cdir],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for name, line in TOTALS.items():
+        print(f"test cases, {name}: {line}")
     if failed:
         print("schemathesis: FAILED: " + ", ".join(failed) + f" (seed {args.seed}; reports in {work})")
         return 1
