@@ -1,7 +1,7 @@
 package io.glassledger.auditor;
 
-import io.glassledger.api.OpenApiContract;
-import io.glassledger.api.StrictJson;
+import io.glassledger.api.contract.OpenApiContract;
+import io.glassledger.api.contract.StrictJson;
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;

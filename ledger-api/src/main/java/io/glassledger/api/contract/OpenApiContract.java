@@ -1,5 +1,6 @@
-package io.glassledger.api;
+package io.glassledger.api.contract;
 
+import io.glassledger.api.OpenApiShapes;
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.Operation;
 import io.swagger.v3.oas.models.media.BooleanSchema;

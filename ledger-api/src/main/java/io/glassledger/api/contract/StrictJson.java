@@ -1,4 +1,4 @@
-package io.glassledger.api;
+package io.glassledger.api.contract;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
