@@ -161,7 +161,9 @@ class AuditorIT {
                 assertThat(refused.code()).isEqualTo(io.glassledger.client.GlassLedgerException.TRANSPORT);
             }
             // Bad input to an auditor: a machine-readable problem, and no violation recorded.
-            assertProblem(post(urlA + "/v1/audit", "{not json"), 400, null);
+            assertProblem(post(urlA + "/v1/audit", "{not json"), 400, "malformed");
+            assertProblem(post(urlA + "/v1/audit", "{\"shard\": 0, \"block\": 1.5, \"hash\": \"" + "ab".repeat(32)
+                    + "\"}"), 400, "malformed");  // not block 1
             assertProblem(post(urlA + "/v1/audit", "{\"shard\": 9, \"block\": 1, \"hash\": \"00\"}"), 400, "malformed");
             assertProblem(post(urlA + "/v1/audit", "{\"shard\": 0, \"block\": 1, \"hash\": \"zz\"}"), 400, "malformed");
             assertProblem(post(urlA + "/v1/audit", "{\"shard\": 0, \"block\": 1, \"hash\": \"" + "ab".repeat(32)
@@ -171,7 +173,13 @@ class AuditorIT {
                     "ab".repeat(32)).put("timestamp", 1).put("serverKey", "cd".repeat(32)).put("signature",
                     "ef".repeat(64)));
             assertProblem(post(urlA + "/v1/audit", JSON.writeValueAsString(forged)), 400, "bad_signed_head");
-            assertProblem(post(urlA + "/v1/gossip", "[1, 2"), 400, null);
+            assertProblem(post(urlA + "/v1/gossip", "[1, 2"), 400, "malformed");
+            // Its OpenAPI document declares the answers of /v1/audit and the problem body.
+            JsonNode doc = JSON.readTree(get(urlA + "/v3/api-docs"));
+            assertThat(doc.at("/paths/~1v1~1audit/post/responses").has("202")).isTrue();
+            assertThat(doc.at("/paths/~1v1~1audit/post/responses/409/content/application~1problem+json/schema/$ref")
+                    .asText()).isEqualTo("#/components/schemas/Problem");
+            assertThat(doc.at("/components/schemas/AuditRequest/required").toString()).contains("hash");
             assertThat(status(urlA).get("ok").asBoolean()).isTrue();
             assertThat(status(urlB).get("ok").asBoolean()).isTrue();
             String page = browser(urlA + "/");

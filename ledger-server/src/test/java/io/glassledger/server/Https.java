@@ -44,6 +44,12 @@ final class Https {
                 .POST(HttpRequest.BodyPublishers.ofString(body)), apiKey);
     }
 
+    /** A POST with the given Content-Type. */
+    Response post(String path, String apiKey, String contentType, String body) throws Exception {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", contentType)
+                .POST(HttpRequest.BodyPublishers.ofString(body)), apiKey);
+    }
+
     Response post(String path, String apiKey, Object body) throws Exception {
         return post(path, apiKey, json.writeValueAsString(body));
     }

@@ -80,9 +80,7 @@ public final class Problems {
             return ApiException.malformed(t.getMessage());
         }
         if (t instanceof ResponseStatusException r) {
-            HttpStatus s = HttpStatus.valueOf(r.getStatusCode().value());
-            return new ApiException(s.name().toLowerCase(Locale.ROOT), s, r.getReason() == null ? s.getReasonPhrase()
-                    : r.getReason());
+            return framework(r);
         }
         if (t instanceof ProofTooLargeException x) {
             return ResponseBudget.responseTooLarge(x.getMessage() + ", what this request's response may hold "
@@ -92,6 +90,24 @@ public final class Problems {
             return new ApiException("internal", HttpStatus.INTERNAL_SERVER_ERROR, l.getMessage());
         }
         return new ApiException("internal", HttpStatus.INTERNAL_SERVER_ERROR, "internal error: " + t.getClass().getSimpleName());
+    }
+
+    /**
+     * Spring's own refusals (no body reader for the content type, a body over the codec's limit, ...) under the
+     * same codes as ours: one code per condition, whoever detects it.
+     */
+    private static ApiException framework(ResponseStatusException r) {
+        int status = r.getStatusCode().value();
+        String detail = r.getReason() != null ? r.getReason() : r.getMessage();
+        return switch (status) {
+            case 400 -> ApiException.malformed(detail);
+            case 413 -> ApiException.tooLarge(detail);
+            default -> {
+                HttpStatus s = HttpStatus.resolve(status);
+                String code = s == null ? "http_" + status : s.name().toLowerCase(Locale.ROOT);
+                yield new ApiException(code, r.getStatusCode(), detail, status == 503);
+            }
+        };
     }
 
     private static ApiException fromReason(TxnException x) {

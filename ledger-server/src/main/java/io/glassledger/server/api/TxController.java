@@ -67,7 +67,7 @@ class TxController {
                 }
                 return new Dto.ValuesResponse(out, null);
             }
-            long block = req.block() != null ? Blocks.persisted(e, req.block()) : Blocks.atTimestamp(e, req.timestamp());
+            long block = req.block() != null ? Blocks.persisted(e, req.block()) : Blocks.atTimestamp(e, req.timestamp(), System.currentTimeMillis());
             for (Bytes k : keys) {
                 Entry en = e.ledger().entry(k, block);
                 boolean absent = en == null || en.isTombstone();
@@ -117,7 +117,7 @@ class TxController {
     Mono<Dto.TxStateDto> decideAbort(@PathVariable String txId, ServerWebExchange exchange) {
         Bytes id = owned(txId, Principal.of(exchange));
         return Mono.fromFuture(shard.engine().decide(id, false))
-                .then(Mono.just(new Dto.TxStateDto(txId, TxState.ABORTED.name(), null)));
+                .then(Mono.just(new Dto.TxStateDto(id.hex(), TxState.ABORTED.name(), null)));
     }
 
     /**
@@ -127,15 +127,15 @@ class TxController {
     @Allow({Role.ADMIN, Role.PEER})
     @PostMapping("/tx/{txId}/resolve")
     Mono<Dto.TxStateDto> resolve(@PathVariable String txId) {
-        return Mono.fromFuture(shard.engine().resolve(txId(txId)))
-                .map(s -> new Dto.TxStateDto(txId, s.name(), null));
+        Bytes id = txId(txId);
+        return Mono.fromFuture(shard.engine().resolve(id)).map(s -> new Dto.TxStateDto(id.hex(), s.name(), null));
     }
 
     @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN, Role.PEER})
     @GetMapping("/tx/{txId}")
     Mono<Dto.TxStateDto> status(@PathVariable String txId) {
-        return Mono.fromFuture(shard.engine().status(txId(txId)))
-                .map(s -> new Dto.TxStateDto(txId, s.name(), null));
+        Bytes id = txId(txId);
+        return Mono.fromFuture(shard.engine().status(id)).map(s -> new Dto.TxStateDto(id.hex(), s.name(), null));
     }
 
     /** Only the client whose key signed a prepared transaction (or an admin) may decide it. */
