@@ -94,7 +94,9 @@ class RouteFilter implements WebFilter {
                     || prometheus != null && prometheus.equals(p.getPatternString());
         }
         if (handler instanceof HandlerMethod hm) {
-            return hm.getBeanType() == AuditController.class;
+            // Its controller, and its OpenAPI document (springdoc), which is public like the server's.
+            return hm.getBeanType() == AuditController.class
+                    || org.springdoc.webflux.api.OpenApiResource.class.isAssignableFrom(hm.getBeanType());
         }
         // The status page: Spring Boot's welcome page (static/index.html at /), a router function of its own mapping.
         return context.containsBean("welcomePageRouterFunctionMapping")

@@ -113,12 +113,13 @@ class AuditorRoutesTest {
     @Test
     void undeclaredRoutes_are404() throws Exception {
         for (String p : List.of("/actuator", "/actuator/env", "/actuator/beans", "/index.html", "/v1/nothing",
-                "/v3/api-docs")) {
+                "/v3/nothing")) {
             HttpResponse<String> r = send("GET", p);
             assertThat(r.statusCode()).as(p + ": " + r.body()).isEqualTo(404);
             assertThat(code(r)).as(p).isEqualTo("not_found");
         }
         assertThat(send("GET", "/v1/audit").statusCode()).isEqualTo(405);
+        assertThat(send("GET", "/v3/api-docs").statusCode()).as("the OpenAPI document is public").isEqualTo(200);
     }
 
     /** {kind, path}: an escaped letter and {@code ;x=1} on each segment, case changes, {@code //}, dot segments. */
