@@ -409,13 +409,16 @@ public final class Ledger {
         }
         Block b = block(atBlock);
         LowerProof lower = prover.prove(b.lowerRoot(), new ArrayList<>(new TreeSet<>(keys)), budget);
+        // The anchor is charged too: with neighbours shown by hash, it can be a good part of a small proof.
         if (atBlock == digestBlock) {
+            budget.charge(TreeProver.PART_BYTES + TreeProver.HASH_BYTES);
             return new KeysProof(atBlock, new KeysProof.AtDigest(Hashing.digestTail(upper.root(atBlock),
                     b.bodyHash())), lower);
         }
         Block d = block(digestBlock);
-        return new KeysProof(atBlock, new KeysProof.Older(b.bodyHash(), upper.inclusionPath(atBlock, digestBlock),
-                d.lowerRoot(), d.bodyHash()), lower);
+        var path = upper.inclusionPath(atBlock, digestBlock);
+        budget.charge(TreeProver.PART_BYTES + (3L + path.size()) * TreeProver.HASH_BYTES);
+        return new KeysProof(atBlock, new KeysProof.Older(b.bodyHash(), path, d.lowerRoot(), d.bodyHash()), lower);
     }
 
     /** Proof that the ledger at block {@code b1} is a prefix of the ledger at {@code b2}, b1 &lt; b2. */
