@@ -80,6 +80,11 @@ public final class Ledger {
         return n;
     }
 
+    /** The node cache's accounted weight in bytes (for tests of its bound). */
+    long cachedWeight() {
+        return cache.weight();
+    }
+
     /** Opens the ledger in {@code store}, writing a genesis block with {@code params} if the store is empty. */
     public static Ledger openOrCreate(NodeStore store, TreeParams params, long genesisTimestamp) {
         return openOrCreate(store, params, genesisTimestamp, DEFAULT_CACHE_BYTES);
