@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * GlassDB's two-level ledger (§3.3.1). The lower POS-tree of each block indexes the whole state, key → entry; each
@@ -78,6 +77,11 @@ public final class Ledger {
             cache.put(h, n);
         }
         return n;
+    }
+
+    /** The node cache's accounted weight in bytes (for tests of its bound). */
+    long cachedWeight() {
+        return cache.weight();
     }
 
     /** Opens the ledger in {@code store}, writing a genesis block with {@code params} if the store is empty. */
@@ -401,24 +405,27 @@ public final class Ledger {
 
     /** As {@link #proveKeys(List, long, long, long)}, charging the proof's parts to {@code budget}. */
     public KeysProof proveKeys(List<Bytes> keys, long atBlock, long digestBlock, ByteBudget budget) {
-        if (keys.isEmpty()) {
-            throw new IllegalArgumentException("no keys to prove");
-        }
+        return keysProver(atBlock, digestBlock).prove(keys, budget);
+    }
+
+    /**
+     * A prover of any number of key sets in block {@code atBlock} against the digest at {@code digestBlock}, which
+     * reads each node once for all of them (batched proofs: one traversal, one sub-proof per request).
+     */
+    public BlockKeysProver keysProver(long atBlock, long digestBlock) {
         if (atBlock > digestBlock) {
             throw new IllegalArgumentException("block " + atBlock + " is after digest block " + digestBlock);
         }
         Block b = block(atBlock);
-        LowerProof lower = prover.prove(b.lowerRoot(), new ArrayList<>(new TreeSet<>(keys)), budget);
-        // The anchor is charged too: with neighbours shown by hash, it can be a good part of a small proof.
+        KeysProof.Anchor anchor;
         if (atBlock == digestBlock) {
-            budget.charge(TreeProver.PART_BYTES + TreeProver.HASH_BYTES);
-            return new KeysProof(atBlock, new KeysProof.AtDigest(Hashing.digestTail(upper.root(atBlock),
-                    b.bodyHash())), lower);
+            anchor = new KeysProof.AtDigest(Hashing.digestTail(upper.root(atBlock), b.bodyHash()));
+        } else {
+            Block d = block(digestBlock);
+            anchor = new KeysProof.Older(b.bodyHash(), upper.inclusionPath(atBlock, digestBlock), d.lowerRoot(),
+                    d.bodyHash());
         }
-        Block d = block(digestBlock);
-        var path = upper.inclusionPath(atBlock, digestBlock);
-        budget.charge(TreeProver.PART_BYTES + (3L + path.size()) * TreeProver.HASH_BYTES);
-        return new KeysProof(atBlock, new KeysProof.Older(b.bodyHash(), path, d.lowerRoot(), d.bodyHash()), lower);
+        return new BlockKeysProver(atBlock, anchor, b.lowerRoot(), source);
     }
 
     /** Proof that the ledger at block {@code b1} is a prefix of the ledger at {@code b2}, b1 &lt; b2. */

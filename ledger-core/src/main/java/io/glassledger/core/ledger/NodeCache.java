@@ -16,8 +16,20 @@ import java.util.HashMap;
  * <p>Why CLOCK and not an access-ordered LinkedHashMap: a hit there relinks the entry, three pointer writes into
  * long-lived objects per read, which the garbage collector must then track and rescan. A hit here writes one
  * boolean.
+ *
+ * <p>Accounting: the configured maximum bounds the sum of the weights of the cached nodes, and that sum bounds the
+ * heap the cache keeps reachable. Each node weighs {@link Node#weight()}, everything it references counted whole
+ * even where it shares entries with another version of itself (a patched node and its base), plus
+ * {@link #SLOT_BYTES} for the cache's own bookkeeping. A shared entry is thus counted once per cached node holding
+ * it, never by no one: removing one holder (demotion, eviction, replacement) subtracts only that holder's weight,
+ * and the entry stays counted in every other holder for as long as it is cached. The price is that two versions
+ * cached together are charged more than they retain; demotion keeps that rare by dropping each replaced node as
+ * its successor is cached.
  */
 final class NodeCache {
+    /** A slot, its hash-map node and its share of the table and the ring, on a 64-bit JVM. */
+    static final int SLOT_BYTES = 128;
+
     private static final int STRIPES = 16;
     private final Stripe[] stripes = new Stripe[STRIPES];
 
@@ -41,6 +53,15 @@ final class NodeCache {
      */
     void demote(Hash h) {
         stripe(h).demote(h);
+    }
+
+    /** The sum of the cached nodes' weights, slots included: never above the configured maximum but for one node. */
+    long weight() {
+        long w = 0;
+        for (Stripe s : stripes) {
+            w += s.weight();
+        }
+        return w;
     }
 
     /** @param h the node's hash, passed in so that a freshly decoded node is not hashed just to be cached */
@@ -72,6 +93,10 @@ final class NodeCache {
             this.max = max;
         }
 
+        synchronized long weight() {
+            return weight;
+        }
+
         synchronized Node get(Hash h) {
             Slot s = map.get(h);
             if (s == null) {
@@ -84,7 +109,7 @@ final class NodeCache {
         synchronized void demote(Hash h) {
             Slot s = map.remove(h);
             if (s != null) {
-                weight -= s.node.weight();
+                weight -= weigh(s.node);
                 // The ring keeps the slot until the hand passes; a removed slot is skipped there.
                 s.node = null;
             }
@@ -93,7 +118,7 @@ final class NodeCache {
         synchronized void put(Hash h, Node n) {
             Slot s = map.get(h);
             if (s != null) {
-                weight += n.weight() - s.node.weight();
+                weight += weigh(n) - weigh(s.node);
                 s.node = n;
                 s.referenced = true;
             } else {
@@ -103,9 +128,13 @@ final class NodeCache {
                     compactOrGrow();
                 }
                 ring[size++] = s;
-                weight += n.weight();
+                weight += weigh(n);
             }
             evict(s);
+        }
+
+        private static long weigh(Node n) {
+            return (long) n.weight() + SLOT_BYTES;
         }
 
         /** Advances the hand, giving flagged slots a second chance, until the weight fits; never evicts {@code keep}. */
@@ -123,7 +152,7 @@ final class NodeCache {
                         s.referenced = false;
                     } else {
                         map.remove(s.hash);
-                        weight -= s.node.weight();
+                        weight -= weigh(s.node);
                         ring[hand] = null;
                     }
                 }

@@ -128,12 +128,15 @@ public final class IndexNode extends Node {
         return n + children.length * (Hash.LENGTH + 4);
     }
 
-    /**
-     * For cache weighing: this node shares all but {@code added} children with the node it was built from, so it
-     * owns its count and separator arrays plus those children's hashes and separators.
-     */
-    void ownsNewChildren(int added) {
-        ownBytes(16 * children.length + 100 * added);
+    /** The child hash, separator and count arrays with what they reference, and the prefix sums. */
+    @Override
+    int itemsWeight() {
+        int n = children.length;
+        long w = 3L * arrayBytes((long) REF * n) + arrayBytes(8L * (n + 1));
+        for (int i = 0; i < n; i++) {
+            w += HASH_BYTES + (i == 0 ? 0 : BYTES_OBJECT + arrayBytes(seps[i].length()));
+        }
+        return (int) Math.min(Integer.MAX_VALUE, w);
     }
 
     @Override
@@ -157,7 +160,6 @@ public final class IndexNode extends Node {
         List<Bytes> ss = new java.util.ArrayList<>(cap);
         List<Long> ns = new java.util.ArrayList<>(cap);
         int at = 0;
-        int added = 0;
         for (int k = 0; k < n; k++) {
             int skip = r.varint(children.length - at);
             for (int c = 0; c < skip; c++, at++) {
@@ -180,7 +182,6 @@ public final class IndexNode extends Node {
                 ns.add(count);
                 cs.add(r.hash());
             }
-            added += add;
         }
         for (; at < children.length; at++) {
             cs.add(children[at]);
@@ -204,9 +205,7 @@ public final class IndexNode extends Node {
             counts2[i] = ns.get(i);
         }
         try {
-            IndexNode node = new IndexNode(level, cs.toArray(new Hash[0]), ss.toArray(new Bytes[0]), counts2);
-            node.ownsNewChildren(added);
-            return node;
+            return new IndexNode(level, cs.toArray(new Hash[0]), ss.toArray(new Bytes[0]), counts2);
         } catch (IllegalArgumentException e) {
             throw new io.glassledger.core.codec.MalformedException(e.getMessage());
         }

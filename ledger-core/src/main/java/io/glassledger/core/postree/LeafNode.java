@@ -108,6 +108,20 @@ public final class LeafNode extends Node {
         return n;
     }
 
+    /** Per entry: the reference, the entry object, its encoding, its hash and its key once made. */
+    @Override
+    int itemsWeight() {
+        long w = arrayBytes((long) REF * entries.length);
+        for (Entry e : entries) {
+            int keyLen = (int) new io.glassledger.core.codec.ByteReader(e.encoded()).varint();
+            w += REF + ENTRY_OBJECT + arrayBytes(e.encodedLength()) + HASH_BYTES + BYTES_OBJECT + arrayBytes(keyLen);
+        }
+        return (int) Math.min(Integer.MAX_VALUE, w);
+    }
+
+    /** An {@link Entry} object without its arrays. */
+    private static final int ENTRY_OBJECT = 64;
+
     @Override
     boolean sameItemAt(Node b, int i, int j) {
         Entry x = entries[j];
@@ -150,7 +164,6 @@ public final class LeafNode extends Node {
     Node withOps(io.glassledger.core.codec.ByteReader r, int n) {
         List<Entry> out = new java.util.ArrayList<>(entries.length + 4);
         int size = encodedSizeHint();
-        int own = 0;
         int at = 0;
         for (int k = 0; k < n; k++) {
             int skip = r.varint(entries.length - at);
@@ -169,7 +182,6 @@ public final class LeafNode extends Node {
                 Entry e = Entry.read(r);
                 out.add(e);
                 size += e.encodedLength();
-                own += e.encodedLength();
             }
         }
         while (at < entries.length) {
@@ -183,9 +195,7 @@ public final class LeafNode extends Node {
                 throw new io.glassledger.core.codec.MalformedException("delta breaks key order at " + i);
             }
         }
-        LeafNode leaf = new LeafNode(out.toArray(new Entry[0]), size);
-        leaf.ownBytes(own);
-        return leaf;
+        return new LeafNode(out.toArray(new Entry[0]), size);
     }
 
     @Override

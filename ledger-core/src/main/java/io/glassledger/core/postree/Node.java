@@ -350,25 +350,42 @@ public abstract sealed class Node permits LeafNode, IndexNode {
     }
 
     /**
-     * Bytes of heap this node holds, roughly: for cache weighing. Items shared with the node it was patched from
-     * (an in-place update or a delta record) are not counted again: they stay in memory as long as either node does,
-     * and counting them per version made the cache drop live nodes for history it did not really hold.
+     * Bytes of heap this node can keep reachable, for cache weighing ({@code NodeCache}): its own fields, its hash,
+     * its routing Merkle tree, and every item it references, counted whole even when the item is shared with the
+     * version it was patched from (an in-place update or a delta record shares the unchanged entries, child hashes
+     * and separators). Sizes are taken for a 64-bit JVM without compressed references and with every lazily made
+     * part made (the Merkle tree, entry hashes and keys), so the weight is at least what the node retains alone.
+     *
+     * <p>Why whole, when sharing means two versions retain less than their sum: a shared entry must stay counted
+     * for as long as any cached node holds it, and the version that first brought it may be demoted or evicted
+     * first. Counting it in each holder over-counts while both are cached and never under-counts; the cache then
+     * bounds the heap it retains by its configured size.
      */
     public final int weight() {
         int w = weight;
         if (w == 0) {
-            w = 64 + 8 * size() + (2 * size()) * Hash.LENGTH + (ownBytes >= 0 ? ownBytes : encodedSizeHint());
+            w = NODE_BYTES + HASH_BYTES + arrayBytes((2 * size() - 1) * Hash.LENGTH) + itemsWeight();
             weight = w;
         }
         return w;
     }
 
-    /** Bytes of items this node does not share with another node; -1 when all are its own. */
-    private int ownBytes = -1;
+    /** A node object (the larger of the two kinds) and the two boundary keys it may hold, without their bytes. */
+    static final int NODE_BYTES = 128 + 2 * 48;
+    /** A {@link Hash}: the object and its 32-byte array. */
+    static final int HASH_BYTES = 24 + 48;
+    /** A {@link io.glassledger.core.hash.Bytes} object, without its array. */
+    static final int BYTES_OBJECT = 32;
+    /** A reference in an array. */
+    static final int REF = 8;
 
-    final void ownBytes(int bytes) {
-        ownBytes = bytes;
+    /** A byte or long array of {@code bytes} payload: header and padding to 8. */
+    static int arrayBytes(long bytes) {
+        return (int) Math.min(Integer.MAX_VALUE, 16 + ((bytes + 7) & ~7L));
     }
+
+    /** The heap the node's items and the arrays holding them take, as {@link #weight()} counts them. */
+    abstract int itemsWeight();
 
     abstract int encodedSizeHint();
 

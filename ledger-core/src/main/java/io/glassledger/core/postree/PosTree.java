@@ -262,7 +262,6 @@ public final class PosTree {
         long[] counts = new long[m];
         Bytes[] seps = new Bytes[m];
         boolean fresh = false;
-        int added = 0;
         for (int c = 0; c < m; c++) {
             int o = from[c];
             if (o >= 0) {
@@ -273,7 +272,6 @@ public final class PosTree {
                 children[c] = nr.hash;
                 counts[c] = nr.count;
                 fresh |= nr.holdsInserted();
-                added++;
             }
         }
         // Old children other than the last have no boundary hash (the node would have ended there), so only new
@@ -293,7 +291,6 @@ public final class PosTree {
                             childNode(out, from, old, c).firstKey(src));
         }
         IndexNode node = new IndexNode(old.level(), children, seps, counts);
-        node.ownsNewChildren(added);
         if (fresh) {
             node.markFresh();
         }
@@ -336,7 +333,6 @@ public final class PosTree {
         int n = es.length;
         Entry[] neu = null;
         long grow = 0;
-        int own = 0;
         int k = r;
         while (k < regions.size() && sameNode(regions.get(k).pos, s)) {
             Region g = regions.get(k);
@@ -346,7 +342,6 @@ public final class PosTree {
             }
             Entry e = (Entry) g.insert.get(0);
             grow += e.encodedLength() - es[i].encodedLength();
-            own += e.encodedLength();
             if (neu == null) {
                 neu = es.clone();
             }
@@ -368,7 +363,6 @@ public final class PosTree {
             }
         }
         LeafNode leaf = new LeafNode(neu, (int) grown);
-        leaf.ownBytes(own);
         leaf.markFresh();
         leaf.knownKeys(old.firstKey(src), old.lastKey(src));
         leaf.deriveFrom(old);

@@ -2,9 +2,9 @@ package io.glassledger.core.txn;
 
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
+import io.glassledger.core.ledger.BlockKeysProver;
 import io.glassledger.core.ledger.ByteBudget;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.ledger.ProofTooLargeException;
 import io.glassledger.core.postree.Entry;
 import io.glassledger.core.proof.KeyClaim;
 import io.glassledger.core.proof.KeysProof;
@@ -25,16 +25,17 @@ import java.util.function.LongSupplier;
 
 /**
  * The engine's proof batching: requests for keys of one block that arrive together are answered from one traversal
- * (GlassDB's batched proofs), as soon as the block is in the ledger. Each request keeps its own {@link ByteBudget}:
- * the shared proof is built within the tightest budget left among its requests and then charged to each (each
- * answers with all of it); if it does not fit, the batch is split and each request is proven alone against its own
- * budget, so no request is refused for another's keys.
+ * (GlassDB's batched proofs), as soon as the block is in the ledger. Each request gets a sub-proof of its own keys
+ * only, with only its own claims, cut from that traversal: a {@link BlockKeysProver} reads each node once for the
+ * whole batch and each request's proof walks only its keys' paths through those nodes. Each request keeps its own
+ * {@link ByteBudget} and is charged for its own proof alone, so no request is refused for another's keys and none
+ * sees another's claims.
  *
  * <p>Threading: {@link #prove} and {@link #release} may be called from any thread; proofs run on the engine's
  * workers (or the caller's thread when they are saturated).
  */
 final class ProofBatcher {
-    /** Metrics callback: keys proven by one traversal and its duration. */
+    /** Metrics callback: keys proven by one traversal (all the batch's requests) and its duration. */
     interface Proved {
         void proved(int keys, long nanos);
     }
@@ -45,7 +46,7 @@ final class ProofBatcher {
         final List<ProofWaiter> waiters = new ArrayList<>();
     }
 
-    /** A request in a batch: its own keys and budget, for when the batch's proof is too large to share. */
+    /** A request in a batch: its own keys, proven for it alone, and its budget. */
     private record ProofWaiter(CompletableFuture<ProofResult> future, List<Bytes> keys, ByteBudget budget) {
     }
 
@@ -127,42 +128,26 @@ final class ProofBatcher {
             b = proofBatches.remove(blockNo);
         }
         long t0 = System.nanoTime();
-        long tightest = b.waiters.stream().mapToLong(w -> w.budget().remaining()).min().orElse(0);
+        Ledger.Head head = ledger.head();
+        BlockKeysProver prover;
         try {
-            ByteBudget shared = new ByteBudget(tightest, "a proof of " + b.keys.size() + " keys in block " + blockNo);
-            BlockProof bp = prove(blockNo, new ArrayList<>(b.keys), shared);
-            proved(b.keys.size(), t0);
-            ProofResult r = new ProofResult.Ready(bp);
-            for (ProofWaiter w : b.waiters) {
-                try {
-                    w.budget().charge(shared.used());  // each request answers with the whole shared proof
-                    w.future().complete(r);  // a waiter that already timed out keeps its Pending
-                } catch (ProofTooLargeException x) {
-                    w.future().completeExceptionally(x);
-                }
-            }
-        } catch (ProofTooLargeException tooLarge) {
-            if (b.waiters.size() == 1) {
-                b.waiters.get(0).future().completeExceptionally(tooLarge);
-                return;
-            }
-            for (ProofWaiter w : b.waiters) {
-                if (w.future().isDone()) {
-                    continue;  // answered Pending already
-                }
-                try {
-                    long t1 = System.nanoTime();
-                    List<Bytes> own = new ArrayList<>(new TreeSet<>(w.keys()));
-                    ProofResult r = new ProofResult.Ready(prove(blockNo, own, w.budget()));
-                    proved(own.size(), t1);
-                    w.future().complete(r);
-                } catch (RuntimeException e) {
-                    w.future().completeExceptionally(e);
-                }
-            }
+            prover = ledger.keysProver(blockNo, head.block().number());
         } catch (RuntimeException e) {
             b.waiters.forEach(w -> w.future().completeExceptionally(e));
+            return;
         }
+        for (ProofWaiter w : b.waiters) {
+            if (w.future().isDone()) {
+                continue;  // answered Pending already
+            }
+            try {
+                List<Bytes> own = new ArrayList<>(new TreeSet<>(w.keys()));
+                w.future().complete(new ProofResult.Ready(prove(blockNo, own, w.budget(), head, prover)));
+            } catch (RuntimeException e) {
+                w.future().completeExceptionally(e);
+            }
+        }
+        proved(b.keys.size(), t0);
     }
 
     private void proved(int keys, long t0) {
@@ -188,16 +173,13 @@ final class ProofBatcher {
     /** The latest block's state, proven against that block's own digest (one head read for both). */
     BlockProof proveLatest(List<Bytes> sortedKeys, ByteBudget budget) {
         Ledger.Head head = ledger.head();
-        return prove(head.block().number(), sortedKeys, budget, head);
-    }
-
-    private BlockProof prove(long blockNo, List<Bytes> sortedKeys, ByteBudget budget) {
-        return prove(blockNo, sortedKeys, budget, ledger.head());
+        long n = head.block().number();
+        return prove(n, sortedKeys, budget, head, ledger.keysProver(n, n));
     }
 
     /** Claims are charged before their values are copied; the proof charges its own parts as it collects them. */
-    private BlockProof prove(long blockNo, List<Bytes> sortedKeys, ByteBudget budget, Ledger.Head head) {
-        long digestBlock = head.block().number();
+    private BlockProof prove(long blockNo, List<Bytes> sortedKeys, ByteBudget budget, Ledger.Head head,
+            BlockKeysProver prover) {
         Hash root = ledger.block(blockNo).lowerRoot();
         List<KeyClaim> claims = new ArrayList<>(sortedKeys.size());
         for (Bytes k : sortedKeys) {
@@ -205,7 +187,7 @@ final class ProofBatcher {
             budget.charge(e == null ? k.length() + 8 : e.encodedLength());
             claims.add(e == null || e.isTombstone() ? KeyClaim.absent(k) : KeyClaim.present(k, e.value()));
         }
-        KeysProof proof = ledger.proveKeys(sortedKeys, blockNo, digestBlock, budget);
+        KeysProof proof = prover.prove(sortedKeys, budget);
         return new BlockProof(blockNo, head.digest(), claims, proof);
     }
 }

@@ -39,7 +39,7 @@ class NodeCacheTest {
     @Test
     void demotedNodes_areGone_andTheirWeightGoesToNewOnes() {
         List<Node> nodes = sameStripe();
-        long tenPerStripe = 16L * 10 * nodes.get(0).weight();
+        long tenPerStripe = 16L * 10 * (nodes.get(0).weight() + NodeCache.SLOT_BYTES);
         NodeCache cache = new NodeCache(tenPerStripe);
         NodeCache control = new NodeCache(tenPerStripe);
         for (Node n : nodes.subList(0, 10)) {

@@ -12,6 +12,7 @@ import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.ledger.Block;
 import io.glassledger.core.ledger.Ledger;
 import io.glassledger.core.proof.Digest;
+import io.glassledger.core.proof.KeyClaim;
 import io.glassledger.core.proof.VerificationException;
 import io.glassledger.core.store.InMemoryNodeStore;
 import io.glassledger.core.txn.TxnException.Reason;
@@ -19,9 +20,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -483,6 +486,52 @@ class TxnEngineTest {
             assertEquals(1, e.stats().proofBatches() - before, "20 requests waiting on one block, one traversal");
             assertEquals(Reason.INVALID, failure(e.proveWrites(block + 1000, List.of(b("x")), Duration.ZERO))
                     .reason());
+        }
+    }
+
+    @Test
+    void proofRequestsForOneBlock_eachGetOnlyItsOwnClaims_fromOneTraversal() throws Exception {
+        try (TxnEngine e = TxnEngine.open(EngineConfig.defaults(dir).withPersistInterval(Duration.ofHours(1)))) {
+            List<SignedTransaction> txs = new ArrayList<>();
+            List<Promise> ps = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                TxnDraft d = draft();
+                for (int k = 0; k < 5; k++) {
+                    d.put(b("own" + i + "-" + k), b("v" + i + k));
+                }
+                SignedTransaction t = d.sign();
+                txs.add(t);
+                ps.add(e.commit(t).get());
+            }
+            long block = ps.get(0).blockNo();
+            assertEquals(block, ps.get(1).blockNo());
+            long before = e.stats().proofBatches();
+            List<CompletableFuture<ProofResult>> rs = new ArrayList<>();
+            for (SignedTransaction t : txs) {
+                rs.add(e.proveWrites(block, t.tx().writes().stream().map(w -> w.key()).toList(),
+                        Duration.ofMinutes(1)));
+            }
+            e.persistSoon();
+            Digest trusted = e.digest(0);
+            List<BlockProof> proofs = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                BlockProof bp = assertInstanceOf(ProofResult.Ready.class, rs.get(i).get()).proof();
+                proofs.add(bp);
+                PromiseVerifier.verify(trusted, ps.get(i), txs.get(i).tx(), bp,
+                        e.proveAppendOnly(0, bp.digest().blockNo()));
+                Set<Bytes> own = txs.get(i).tx().writes().stream().map(w -> w.key()).collect(Collectors.toSet());
+                assertEquals(own, bp.claims().stream().map(KeyClaim::key).collect(Collectors.toSet()),
+                        "request " + i + " gets claims of its own keys only");
+            }
+            assertEquals(1, e.stats().proofBatches() - before, "two requests waiting on one block, one traversal");
+            List<Bytes> all = txs.stream().flatMap(t -> t.tx().writes().stream().map(w -> w.key())).toList();
+            BlockProof shared = assertInstanceOf(ProofResult.Ready.class,
+                    e.proveWrites(block, all, Duration.ofMinutes(1)).get()).proof();
+            for (BlockProof bp : proofs) {
+                assertTrue(bp.proof().encode().length < shared.proof().encode().length,
+                        bp.proof().encode().length + " bytes for one request's keys, " + shared.proof().encode().length
+                                + " for both");
+            }
         }
     }
 
