@@ -235,6 +235,13 @@ final class HistoryAppendVectors {
                 older.set(1, p.older().get(0));
                 c.invalidProof("older-proofs-swapped", null, new HistoryProof(head, older).encode());
             }
+            int countLen = ByteWriter.varintSize(p.older().size());
+            ByteWriter over = new ByteWriter(4);
+            over.varint(65537);
+            ObjectNode o = Json.object();
+            o.put("proof", Json.hex(Tamper.splice(enc, olderCountAt, olderCountAt + countLen, over.toByteArray())));
+            c.invalidBecause("older-count-over-limit", "the older-proof count written as 65537, one over its limit "
+                    + "65536 (the proofs that follow unchanged)", o, "exceeds limit 65536");
             byte[] nm = Tamper.nonMinimalVarint(enc, olderCountAt);
             c.invalidProof("non-minimal-varint", "the older-proof count with a redundant 0x80 0x00 ending", nm);
         }
@@ -338,10 +345,26 @@ final class HistoryAppendVectors {
         if (b1 > 0) {
             c.invalidProof("consistency-and-inclusion-swapped", null, with(p, incl, cons));
         }
+        if (b1 == 1 && b2 == 2) {
+            List<Hash> over = new ArrayList<>();
+            while (over.size() < 129) {
+                over.add(Hash.ZERO);
+            }
+            c.invalidBecause("consistency-over-limit", "129 zero consistency hashes, one over the limit 128",
+                    proofOverride(with(p, over, incl)), "exceeds limit 128");
+            c.invalidBecause("inclusion-over-limit", "129 zero inclusion hashes, one over the limit 128",
+                    proofOverride(with(p, cons, over)), "exceeds limit 128");
+        }
         c.invalidProof("block-fields-swapped", "lowerRoot1, bodyHash1 and lowerRoot2, bodyHash2 exchanged",
                 new AppendOnlyProof(p.b1(), p.b2(), p.upperRoot1(), p.lowerRoot2(), p.bodyHash2(), p.lowerRoot1(),
                         p.bodyHash1(), cons, incl).encode());
         return c;
+    }
+
+    private static ObjectNode proofOverride(byte[] proof) {
+        ObjectNode o = Json.object();
+        o.put("proof", Json.hex(proof));
+        return o;
     }
 
     private static byte[] with(AppendOnlyProof p, List<Hash> cons, List<Hash> incl) {
