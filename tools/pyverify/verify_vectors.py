@@ -803,6 +803,144 @@ def check_history(inp):
     return {}
 
 
+# ---------------------------------------------------------------- §14.2, §16 Ed25519 (RFC 8032, strict)
+
+ED_P = 2 ** 255 - 19
+ED_L = 2 ** 252 + 27742317777372353535851937790883648493
+ED_D = -121665 * pow(121666, ED_P - 2, ED_P) % ED_P
+ED_I = pow(2, (ED_P - 1) // 4, ED_P)  # a square root of -1
+
+
+def ed_add(P, Q):
+    """Twisted Edwards addition (a = -1) in extended coordinates (X, Y, Z, T), x = X/Z, y = Y/Z, xy = T/Z."""
+    x1, y1, z1, t1 = P
+    x2, y2, z2, t2 = Q
+    a = (y1 - x1) * (y2 - x2) % ED_P
+    b = (y1 + x1) * (y2 + x2) % ED_P
+    c = 2 * ED_D * t1 * t2 % ED_P
+    d = 2 * z1 * z2 % ED_P
+    e, f, g, h = b - a, d - c, d + c, b + a
+    return (e * f % ED_P, g * h % ED_P, f * g % ED_P, e * h % ED_P)
+
+
+ED_ZERO = (0, 1, 1, 0)
+
+
+def ed_mul(k, P):
+    R = ED_ZERO
+    for bit in bin(k)[2:] if k > 0 else "":
+        R = ed_add(R, R)
+        if bit == "1":
+            R = ed_add(R, P)
+    return R
+
+
+def ed_equal(P, Q):
+    return (P[0] * Q[2] - Q[0] * P[2]) % ED_P == 0 and (P[1] * Q[2] - Q[1] * P[2]) % ED_P == 0
+
+
+def ed_decode(b):
+    """RFC 8032 §5.1.3, strict: y < p, a square root exists, and x = 0 only with the sign bit clear."""
+    if len(b) != 32:
+        raise Reject("a point is 32 bytes")
+    y = int.from_bytes(b, "little")
+    sign = y >> 255
+    y &= (1 << 255) - 1
+    if y >= ED_P:
+        raise Reject("non-canonical point encoding (y >= p)")
+    u, v = (y * y - 1) % ED_P, (ED_D * y * y + 1) % ED_P
+    x = u * pow(v, 3, ED_P) * pow(u * pow(v, 7, ED_P), (ED_P - 5) // 8, ED_P) % ED_P
+    if v * x * x % ED_P == (-u) % ED_P:
+        x = x * ED_I % ED_P
+    if v * x * x % ED_P != u:
+        raise Reject("not a curve point")
+    if x == 0 and sign:
+        raise Reject("x = 0 with the sign bit set")
+    if x & 1 != sign:
+        x = ED_P - x
+    return (x, y, 1, x * y % ED_P)
+
+
+ED_B = ed_decode(bytes.fromhex("5866666666666666666666666666666666666666666666666666666666666666"))
+
+
+def ed_small_order(P):
+    return ed_equal(ed_mul(8, P), ED_ZERO)
+
+
+def ed25519_verify(public_key, msg, sig):
+    """§14.2: RFC 8032 §5.1.7 with its cofactored equation [8][S]B = [8]R + [8][k]A, plus: A canonical, not of small
+    order and in the prime-order subgroup; R canonical and not of small order; S < L."""
+    if len(public_key) != 32 or len(sig) != 64:
+        raise Reject("Ed25519 keys are 32 bytes and signatures 64")
+    A = ed_decode(public_key)
+    if ed_small_order(A) or not ed_equal(ed_mul(ED_L, A), ED_ZERO):
+        raise Reject("public key is not a point of the prime-order subgroup")
+    R = ed_decode(sig[:32])
+    if ed_small_order(R):
+        raise Reject("R is of small order")
+    s = int.from_bytes(sig[32:], "little")
+    if s >= ED_L:
+        raise Reject("S >= L")
+    k = int.from_bytes(hashlib.sha512(sig[:32] + public_key + msg).digest(), "little") % ED_L
+    if not ed_equal(ed_mul(8, ed_mul(s, ED_B)), ed_mul(8, ed_add(R, ed_mul(k, A)))):
+        raise Reject("Ed25519 signature does not verify")
+
+
+def check_signed_head(inp):
+    """§16"""
+    d, root = parse_digest(inp["digest"])
+    msg = b"GLHEAD1" + inp["shard"].to_bytes(4, "big") + enc_u64(d) + root + enc_u64(inp["timestamp"])
+    ed25519_verify(unhex(inp["serverKey"]), msg, unhex(inp["signature"]))
+    return {}
+
+
+def decode_transaction(enc):
+    """§14.1, strict. Returns the client key."""
+    r = Reader(enc)
+    if r.u8() != 1:
+        raise Reject("unknown transaction encoding version")
+    r.take(16)
+    client = r.take(32)
+    shard = r.varint(2 ** 31 - 1)
+    n = r.varint(1024)
+    parts = [r.varint(2 ** 31 - 1) for _ in range(n)]
+    if n < 1 or len(set(parts)) != n or shard not in parts:
+        raise Reject("participants must be 1..1024 distinct shards including the shard")
+    ops = 0
+    for kind in ("reads", "writes"):
+        count = r.varint(65536)
+        ops += count
+        last = None
+        for _ in range(count):
+            key = r.lp(MAX_KEY)
+            if not key or (last is not None and key <= last):
+                raise Reject("%s must have 1..1024-byte keys in strictly increasing order" % kind)
+            last = key
+            if kind == "reads":
+                r.varint()
+            else:
+                op = r.u8()
+                if op == 0:
+                    r.lp(MAX_VALUE)
+                elif op != 1:
+                    raise Reject("unknown write operation")
+    if ops > 65536:
+        raise Reject("more than 65536 operations")
+    r.end()
+    return client
+
+
+def check_signed_transaction(inp):
+    """§14.2: record = varint len(encoding) ‖ encoding ‖ signature[64]."""
+    r = Reader(unhex(inp["record"]))
+    enc = r.take(r.varint())
+    sig = r.take(64)
+    r.end()
+    ed25519_verify(decode_transaction(enc), b"GLTX" + enc, sig)
+    return {}
+
+
 # ---------------------------------------------------------------- vector harness
 
 def unhex(s):
@@ -826,6 +964,8 @@ VERIFIERS = {
     "verifyBatch": check_batch,
     "verifyHistory": check_history,
     "verifyAppendOnly": check_append_only,
+    "verifySignedHead": check_signed_head,
+    "verifySignedTransaction": check_signed_transaction,
 }
 
 FLIP = re.compile(r"modified-proof\[(\d+)\]-bit-@(\d)$")
@@ -855,7 +995,7 @@ def run_proof_file(data, fname, t, exhaustive):
         except Reject as e:
             t.check(False, name + ": valid proof rejected: " + str(e))
         if exhaustive:
-            flip_every_bit(check, v["input"], name, t)
+            flip_every_bit(check, v["input"], name, t, SIGNED_FIELD.get(data["verifier"], "proof"))
         for m in v["invalid"]:
             merged = dict(v["input"])
             merged.update(m["input"])
@@ -872,15 +1012,19 @@ def run_proof_file(data, fname, t, exhaustive):
                 t.check(True, what)
 
 
-def flip_every_bit(check, valid, name, t):
-    """--exhaustive: every single-bit change of a valid proof must be rejected."""
-    proof = bytes.fromhex(valid["proof"])
+SIGNED_FIELD = {"verifySignedHead": "signature", "verifySignedTransaction": "record"}
+
+
+def flip_every_bit(check, valid, name, t, field="proof"):
+    """--exhaustive: every single-bit change of a valid proof (or signature, or transaction record) must be
+    rejected."""
+    proof = bytes.fromhex(valid[field])
     for i in range(len(proof)):
         for bit in range(8):
             p = bytearray(proof)
             p[i] ^= 1 << bit
             inp = dict(valid)
-            inp["proof"] = p.hex()
+            inp[field] = p.hex()
             try:
                 check(inp)
                 t.check(False, "%s: proof with bit %d of byte %d flipped accepted" % (name, bit, i))

@@ -322,7 +322,8 @@ public final class GlassLedgerClient implements AutoCloseable {
 
     /**
      * A value with everything that proves it: the claim, the keys proof, its digest (now part of the trusted chain)
-     * and the signed head; what {@code ledger-cli prove} saves.
+     * and the signed head; what {@code ledger-cli prove} saves. When the digest trusted before the call is older
+     * than the proof's, the file also links it to the proof's digest (its trusted part).
      */
     public ValueProof prove(byte[] key, Long atBlock) {
         return Violations.join(proveAsync(key, atBlock));
@@ -330,8 +331,11 @@ public final class GlassLedgerClient implements AutoCloseable {
 
     public CompletableFuture<ValueProof> proveAsync(byte[] key, Long atBlock) {
         ShardLink link = link(key(key));
+        TrustedState t0 = link.trust.current();
+        Digest before = t0 == null ? null : t0.digest();
         return violations.watch(link.proofs.value(key(key), atBlock).thenCompose(p -> headAsync(link.shard)
-                .thenCompose(h -> link.proofs.withHead(p, h))));
+                .thenCompose(h -> link.proofs.withHead(p, h)))
+                .thenCompose(p -> link.proofs.withTrusted(p, before)));
     }
 
     /** The last {@code n} versions of {@code key}, newest first (a deletion has a null value), proven. */

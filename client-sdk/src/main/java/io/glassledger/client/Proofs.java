@@ -113,6 +113,28 @@ final class Proofs {
     }
 
     /**
+     * {@code p} with a trusted part: when {@code before}, the digest trusted before {@code p} was checked, is older
+     * than {@code p}'s digest, the append-only proof from it to that digest, so that whoever holds {@code before}
+     * can check the file extends it. Unchanged otherwise.
+     */
+    CompletableFuture<ValueProof> withTrusted(ValueProof p, Digest before) {
+        if (before == null || before.blockNo() >= p.digest().blockNo()) {
+            return CompletableFuture.completedFuture(p);
+        }
+        return trust.fetchAppendOnly(before.blockNo(), p.digest().blockNo()).thenApply(ao -> {
+            try {
+                ProofVerifier.verifyAppendOnly(before, p.digest(), ao);
+            } catch (VerificationException e) {
+                throw IntegrityViolation.builder(IntegrityViolation.Kind.FORK, "the proof's digest does not extend "
+                                + "the digest trusted before: " + e.getMessage())
+                        .trust(trust.current()).serverDigest(p.digest()).appendOnlyProof(ao.encode()).cause(e)
+                        .build();
+            }
+            return p.withTrusted(new ValueProof.Trusted(before, Bytes.wrap(ao.encode())));
+        });
+    }
+
+    /**
      * The signed head that came with an answer: checked under the pinned key, and it must sign the very digest the
      * proof was checked against, so that trust reached through the answer has the server's signature behind it.
      * Null when the server sent none (older servers).

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,8 +16,10 @@ import io.glassledger.client.CommitPromise;
 import io.glassledger.client.GlassLedgerClient;
 import io.glassledger.client.GlassLedgerException;
 import io.glassledger.client.IntegrityViolation;
+import io.glassledger.client.ValueProof;
 import io.glassledger.client.VerificationOutcome;
 import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.core.proof.Digest;
 import io.glassledger.core.proof.Version;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -115,6 +118,30 @@ class SdkEndToEndTest {
         GlassLedgerClient now = client(s, s.url(), Duration.ZERO, "state0.json");
         CommitPromise p3 = now.runTransaction(t -> t.put("carol", "7")).promise();
         assertTrue(p3.verification().isDone() && !p3.verification().isCompletedExceptionally());
+        assertTrue(violations.isEmpty(), violations.toString());
+    }
+
+    @Test
+    void prove_trustedDigestOlderThanTheProof_fillsTheTrustedPart() throws Exception {
+        TestServer s = server("a");
+        GlassLedgerClient c = client(s, s.url(), Duration.ZERO, "state.json");
+        c.runTransaction(t -> t.put("k", "1"));
+        Digest before = c.digest();
+        GlassLedgerClient other = client(s, s.url(), Duration.ZERO, "other.json");
+        other.runTransaction(t -> t.put("k", "2"));
+        other.runTransaction(t -> t.put("j", "3"));
+        assertEquals(before, c.digest(), "nothing else moved this client's trust");
+
+        ValueProof p = c.prove(u("k"), null);
+        assertTrue(p.digest().blockNo() > before.blockNo());
+        assertNotNull(p.trusted(), "the trusted digest is older than the proof's: the file links them");
+        assertEquals(before, p.trusted().digest());
+        ValueProof file = ValueProof.fromJson(p.toJson());
+        file.verify(c.serverKey(), before);
+        assertArrayEquals(u("2"), file.value().toByteArray());
+
+        // Trust now stands at the proof's digest: a second proof has nothing older to link.
+        assertNull(c.prove(u("k"), null).trusted());
         assertTrue(violations.isEmpty(), violations.toString());
     }
 

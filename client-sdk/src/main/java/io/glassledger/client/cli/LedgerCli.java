@@ -299,11 +299,17 @@ public final class LedgerCli {
                 throw new UncheckedIOException("cannot write " + file, e);
             }
             if (json) {
-                printJson(Map.of("file", file, "block", p.block(), "digest", digest(p.digest())));
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("file", file);
+                m.put("block", p.block());
+                m.put("digest", digest(p.digest()));
+                m.put("trusted", p.trusted() == null ? null : digest(p.trusted().digest()));
+                printJson(m);
             } else {
                 out.println("saved proof of " + a.get(1) + " = " + (p.value() == null ? "(absent)" : text(p.value()))
                         + " at block " + p.block() + " (digest " + p.digest() + ", signed head at block "
-                        + p.signedHead().digest().blockNo() + ") to " + file);
+                        + p.signedHead().digest().blockNo() + (p.trusted() == null ? "" : ", linked to the digest "
+                        + "trusted before, block " + p.trusted().digest().blockNo()) + ") to " + file);
             }
             return 0;
         }
@@ -334,6 +340,7 @@ public final class LedgerCli {
             m.put("block", p.block());
             m.put("digest", digest(p.digest()));
             m.put("signedHead", head(p.signedHead()));
+            m.put("trusted", p.trusted() == null ? null : digest(p.trusted().digest()));
             printJson(m);
         } else {
             out.println("verified: " + text(p.key()) + " = " + (p.value() == null ? "(absent)" : text(p.value()))
@@ -341,6 +348,10 @@ public final class LedgerCli {
             out.println("  against digest " + p.digest().blockNo() + ":" + p.digest().root().hex());
             out.println("  signed by server key " + p.signedHead().serverKey().hex() + " at block "
                     + p.signedHead().digest().blockNo() + (serverKey == null ? " (key not pinned: --server-key)" : ""));
+            if (p.trusted() != null) {
+                out.println("  extending the digest trusted before, " + p.trusted().digest().blockNo() + ":"
+                        + p.trusted().digest().root().hex());
+            }
         }
         return 0;
     }

@@ -178,6 +178,51 @@ class LedgerCliVerifyTest {
         assertEquals(1, run("verify", f.toString(), "--digest", "4:" + d3.root().hex()));
     }
 
+    /** The file prove saves when the CLI trusted digest {@code trusted} is older than the proof's. */
+    private ValueProof withTrusted(ValueProof p, long trusted) {
+        return new ValueProof(p.shard(), p.key(), p.value(), p.block(), p.claims(), p.digest(), p.proof(),
+                p.signedHead(), p.appendOnly(), new ValueProof.Trusted(ledger.digest(trusted),
+                        Bytes.wrap(ledger.proveAppendOnly(trusted, p.digest().blockNo()).encode())));
+    }
+
+    @Test
+    void verify_trustedPart_linksTheOlderTrustedDigest() throws IOException {
+        ValueProof plain = proofFile("alice", 4, 4);
+        String d2 = "2:" + ledger.digest(2).root().hex();
+        Path f = write(plain);
+        assertEquals(1, run("verify", f.toString(), "--digest", d2), "without a trusted part, digest 2 is not linked");
+        f = write(withTrusted(plain, 2));
+        assertTrue(new String(Files.readAllBytes(f), StandardCharsets.UTF_8).contains("\"trusted\""));
+        assertEquals(0, run("verify", f.toString(), "--digest", d2, "--server-key", server.publicKey().hex()), err);
+        assertTrue(out.contains("extending the digest trusted before, 2:"), out);
+        assertEquals(0, run("verify", f.toString(), "--digest", "4:" + ledger.digest(4).root().hex()), err);
+        assertEquals(1, run("verify", f.toString(), "--digest", "3:" + ledger.digest(3).root().hex()));
+    }
+
+    @Test
+    void verify_trustedPartTampered_exits1() throws IOException {
+        ValueProof good = withTrusted(proofFile("alice", 4, 4), 2);
+        ValueProof.Trusted t = good.trusted();
+        byte[] ao = t.appendOnly().toByteArray();
+        for (int i = 0; i < ao.length; i++) {
+            byte[] x = ao.clone();
+            x[i] ^= 0x01;
+            Path f = write(new ValueProof(0, good.key(), good.value(), 4, good.claims(), good.digest(), good.proof(),
+                    good.signedHead(), null, new ValueProof.Trusted(t.digest(), Bytes.wrap(x))));
+            assertEquals(1, run("verify", f.toString()), "trusted append-only byte " + i);
+        }
+        // another digest at block 2 (here: block 3's root under block number 2), with the real proof
+        Digest wrong = new Digest(2, ledger.digest(3).root());
+        Path f = write(new ValueProof(0, good.key(), good.value(), 4, good.claims(), good.digest(), good.proof(),
+                good.signedHead(), null, new ValueProof.Trusted(wrong, t.appendOnly())));
+        assertEquals(1, run("verify", f.toString()));
+        // a trusted digest that is not older than the proof's
+        f = write(new ValueProof(0, good.key(), good.value(), 4, good.claims(), good.digest(), good.proof(),
+                good.signedHead(), null, new ValueProof.Trusted(good.digest(), t.appendOnly())));
+        assertEquals(1, run("verify", f.toString()));
+        assertTrue(err.contains("not older"), err);
+    }
+
     @Test
     void verify_notAProofFile_exits1_usageErrorsExit2() throws IOException {
         Path f = dir.resolve("junk.json");

@@ -4,13 +4,22 @@ import io.glassledger.core.hash.Bytes;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Ed25519 verification (RFC 8032, strict: the public key must be a valid point). Decoded public points are cached,
+ * Ed25519 verification (RFC 8032, strict as FORMAT.md §14.2 says: the public key must be a canonical point of
+ * the prime-order subgroup, S &lt; L, R canonical and not of small order, and RFC 8032 §5.1.7's cofactored equation). Decoded public points are cached,
  * because a shard sees the same few client keys over and over and decoding one costs a field square root.
  */
 public final class Ed25519 {
     public static final int PUBLIC_KEY_BYTES = 32;
     public static final int SIGNATURE_BYTES = 64;
     private static final int CACHE_LIMIT = 4096;
+    /** Little-endian y of the small-order points: 1 (identity), p − 1 (order 2), 0 (order 4), the two of order 8. */
+    private static final byte[][] SMALL_ORDER_Y = {
+        java.util.HexFormat.of().parseHex("0100000000000000000000000000000000000000000000000000000000000000"),
+        java.util.HexFormat.of().parseHex("ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"),
+        java.util.HexFormat.of().parseHex("0000000000000000000000000000000000000000000000000000000000000000"),
+        java.util.HexFormat.of().parseHex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"),
+        java.util.HexFormat.of().parseHex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"),
+    };
     private static final ConcurrentHashMap<Bytes, org.bouncycastle.math.ec.rfc8032.Ed25519.PublicPoint> POINTS =
             new ConcurrentHashMap<>();
 
@@ -30,8 +39,29 @@ public final class Ed25519 {
         if (publicKey.length() != PUBLIC_KEY_BYTES || sig.length - sigOff < SIGNATURE_BYTES) {
             return false;
         }
+        if (isSmallOrder(sig, sigOff)) {
+            return false;
+        }
         var p = point(publicKey);
         return p != null && org.bouncycastle.math.ec.rfc8032.Ed25519.verify(sig, sigOff, p, msg, off, len);
+    }
+
+    /**
+     * Whether R, the first half of the signature, encodes a point of small order: its y (the sign bit masked) is one
+     * of the five y coordinates of the eight points of order 1, 2, 4 or 8. With S = k·a such an R satisfies RFC 8032
+     * §5.1.7's cofactored equation, which Bouncy Castle checks; it is a signature only the key's owner can make, but
+     * one that cofactorless verifiers reject, so FORMAT.md §14.2 forbids it. (Bouncy Castle already rejects a
+     * non-canonical R, y ≥ p, and x = 0 with the sign bit set.)
+     */
+    private static boolean isSmallOrder(byte[] sig, int sigOff) {
+        byte[] y = java.util.Arrays.copyOfRange(sig, sigOff, sigOff + PUBLIC_KEY_BYTES);
+        y[PUBLIC_KEY_BYTES - 1] &= 0x7f;
+        for (byte[] small : SMALL_ORDER_Y) {
+            if (java.util.Arrays.equals(y, small)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static org.bouncycastle.math.ec.rfc8032.Ed25519.PublicPoint point(Bytes publicKey) {

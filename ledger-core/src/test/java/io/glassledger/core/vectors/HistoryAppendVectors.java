@@ -81,6 +81,22 @@ final class HistoryAppendVectors {
                 v.remove(n - 1);
                 c.invalid("version-dropped", "the oldest version left out of the claim", versionsOverride(v));
                 c.invalid("limit-exceeded", "more versions than the limit", longOverride("limit", n - 1));
+                v = versions.deepCopy();
+                ObjectNode oldest = (ObjectNode) v.get(n - 1);
+                oldest.put("blockNo", oldest.get("blockNo").asLong() + 1);
+                c.invalidBecause("wrong-older-version-number", "the oldest claimed version's block number raised by "
+                        + "one: only the block-number check on older versions (§12 step 5.4) rejects it",
+                        versionsOverride(v), "version was written at block");
+            }
+            headAtOlderBlock(c, key, limit, d, h.versions().get(0).blockNo());
+            if (versions.get(0).get("value").isNull()) {
+                Ledger.History one = l.proveHistory(key, 1, d);
+                ObjectNode o = versionsOverride(Json.array());
+                o.put("limit", 1);
+                o.put("proof", Json.hex(one.proof().encode()));
+                c.invalidBecause("tombstone-latest-claimed-empty", "no versions claimed, with the limit-1 proof whose "
+                        + "head resolves the key to its tombstone: only the §12 step 3 check that the claim resolves "
+                        + "to no entry rejects it", o, "key has history but none was claimed");
             }
             v = versions.deepCopy();
             ((ObjectNode) v.get(0)).put("blockNo", v.get(0).get("blockNo").asLong() + 1);
@@ -105,6 +121,15 @@ final class HistoryAppendVectors {
             one.put("value", "00");
             one.put("blockNo", 1);
             c.invalid("invented-version", "a version claimed for a key that was never written", versionsOverride(v));
+            v = Json.array();
+            one = v.addObject();
+            one.putNull("value");
+            one.put("blockNo", 0);
+            ObjectNode o = versionsOverride(v);
+            o.put("limit", 1);
+            c.invalidBecause("never-written-claimed-deleted-at-0", "one deletion at block 0 claimed for a key with no "
+                    + "entry, limit 1: only §12 step 4's check that the claim resolves to an entry rejects it (a "
+                    + "verifier that reads no entry as version 0 would accept it)", o, "key is not in the tree");
             c.invalid("wrong-key", "a key that has history, with this proof",
                     override("key", Fixtures.HISTORY_KEY));
         }
@@ -116,6 +141,26 @@ final class HistoryAppendVectors {
         c.invalid("other-ledger-digest", "the same block number in an unrelated ledger",
                 override("digest", f.other.digest(d)));
         historyProofMutations(c, h.proof(), n, limit);
+    }
+
+    /**
+     * The key's true history as of the block just before its newest version, proven by a head keys proof for that
+     * older block anchored in the digest (form 01) and that block's older-version proofs. Every proof part verifies;
+     * only §12 step 1's rule that the head is at the digest's block rejects it, and the history it claims leaves out
+     * the newest version.
+     */
+    private void headAtOlderBlock(VectorFile.Case c, Bytes key, int limit, long d, long newest) {
+        if (newest < 1) {
+            return;
+        }
+        long b = newest - 1;
+        Ledger.History past = f.a.proveHistory(key, limit, b);
+        KeysProof head = f.a.proveKeys(List.of(key), b, d);
+        ObjectNode o = versionsOverride(versions(past.versions()));
+        o.put("proof", Json.hex(new HistoryProof(head, past.proof().older()).encode()));
+        c.invalidBecause("head-at-older-block", "the history as of block " + b + " (before the newest version), its "
+                + "head a keys proof for block " + b + " anchored in this digest", o,
+                "history must start from the digest's block");
     }
 
     /**
@@ -190,6 +235,13 @@ final class HistoryAppendVectors {
                 older.set(1, p.older().get(0));
                 c.invalidProof("older-proofs-swapped", null, new HistoryProof(head, older).encode());
             }
+            int countLen = ByteWriter.varintSize(p.older().size());
+            ByteWriter over = new ByteWriter(4);
+            over.varint(65537);
+            ObjectNode o = Json.object();
+            o.put("proof", Json.hex(Tamper.splice(enc, olderCountAt, olderCountAt + countLen, over.toByteArray())));
+            c.invalidBecause("older-count-over-limit", "the older-proof count written as 65537, one over its limit "
+                    + "65536 (the proofs that follow unchanged)", o, "exceeds limit 65536");
             byte[] nm = Tamper.nonMinimalVarint(enc, olderCountAt);
             c.invalidProof("non-minimal-varint", "the older-proof count with a redundant 0x80 0x00 ending", nm);
         }
@@ -293,10 +345,26 @@ final class HistoryAppendVectors {
         if (b1 > 0) {
             c.invalidProof("consistency-and-inclusion-swapped", null, with(p, incl, cons));
         }
+        if (b1 == 1 && b2 == 2) {
+            List<Hash> over = new ArrayList<>();
+            while (over.size() < 129) {
+                over.add(Hash.ZERO);
+            }
+            c.invalidBecause("consistency-over-limit", "129 zero consistency hashes, one over the limit 128",
+                    proofOverride(with(p, over, incl)), "exceeds limit 128");
+            c.invalidBecause("inclusion-over-limit", "129 zero inclusion hashes, one over the limit 128",
+                    proofOverride(with(p, cons, over)), "exceeds limit 128");
+        }
         c.invalidProof("block-fields-swapped", "lowerRoot1, bodyHash1 and lowerRoot2, bodyHash2 exchanged",
                 new AppendOnlyProof(p.b1(), p.b2(), p.upperRoot1(), p.lowerRoot2(), p.bodyHash2(), p.lowerRoot1(),
                         p.bodyHash1(), cons, incl).encode());
         return c;
+    }
+
+    private static ObjectNode proofOverride(byte[] proof) {
+        ObjectNode o = Json.object();
+        o.put("proof", Json.hex(proof));
+        return o;
     }
 
     private static byte[] with(AppendOnlyProof p, List<Hash> cons, List<Hash> incl) {

@@ -411,6 +411,9 @@ final class KeysVectors {
         }
         c.invalidProof("root-level-plus-one", "the root level one higher than the tree's",
                 Tamper.splice(enc, lo, lo + 1, new byte[] {(byte) (lowerEnc[0] + 1)}));
+        c.invalidBecause("root-level-over-limit", "the root level field varint(rootLevel + 1) written as 257 "
+                + "(81 02), one over its limit 256", proofOverride(Tamper.splice(enc, lo, lo + 1,
+                        new byte[] {(byte) 0x81, 0x02})), "exceeds limit 256");
         c.invalidBecause("symbols-extra", "the symbol count raised by 8 (three more symbol bytes, 00): symbols "
                 + "left over once the root is complete", proofOverride(Tamper.splice(enc, lo, enc.length,
                         Tamper.extraSymbols(lowerEnc, lay))), "unused symbols");
@@ -506,6 +509,17 @@ final class KeysVectors {
             c.invalidProof("upper-path-reversed", "the upper path in reverse order",
                     Tamper.withPath(p, rev).encode());
         }
+        // Spliced by hand: KeysProof refuses to build a path over the limit.
+        byte[] enc = p.encode();
+        int at = 2 + ByteWriter.varintSize(p.blockNo()) + 32;
+        int n = o.upperPath().size();
+        ByteWriter over = new ByteWriter(8 + 65 * 32).varint(65);
+        for (int i = 0; i < 65; i++) {
+            over.hash(i < n ? o.upperPath().get(i) : Hash.ZERO);
+        }
+        c.invalidBecause("upper-path-over-limit", "the upper path padded with zero hashes to 65, one over its limit "
+                + "64", proofOverride(Tamper.splice(enc, at, at + ByteWriter.varintSize(n) + 32 * n,
+                        over.toByteArray())), "exceeds limit 64");
         c.invalidProof("digest-roots-swapped", "the digest block's lower root and body hash exchanged",
                 Tamper.withAnchor(p, new KeysProof.Older(o.bodyHash(), o.upperPath(), o.digestBodyHash(),
                         o.digestLowerRoot())).encode());

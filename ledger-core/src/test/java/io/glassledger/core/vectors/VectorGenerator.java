@@ -65,6 +65,9 @@ public final class VectorGenerator {
         HistoryAppendVectors ha = new HistoryAppendVectors(f);
         out.put("history.json", ha.history().json());
         out.put("append-only.json", ha.appendOnly().json());
+        SignatureVectors sig = new SignatureVectors(f);
+        out.put("signed-head.json", sig.signedHeads().json());
+        out.put("signed-transaction.json", sig.signedTransactions().json());
         return out;
     }
 }

@@ -38,6 +38,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -86,7 +87,8 @@ class VectorTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"current-value.json", "non-existence.json", "inclusion.json", "batch.json",
-        "history.json", "append-only.json"})
+        "history.json", "append-only.json",
+        "signed-head.json", "signed-transaction.json"})
     void proofVectors_validVerify_mutationsAreRejected(String file) throws Exception {
         JsonNode root = load(file);
         String verifier = root.get("verifier").asText();
@@ -123,20 +125,22 @@ class VectorTest {
         assertArrayEquals(a, b, name + " / " + mutation + " does not flip the bit it names");
     }
 
+    /** The signed bytes of each file: the proof, or a signed head's key and signature, or a whole transaction record. */
     @ParameterizedTest
-    @ValueSource(strings = {"current-value.json", "non-existence.json", "inclusion.json", "batch.json",
-        "history.json", "append-only.json"})
-    void everyBitOfEveryValidProof_flipped_isRejected(String file) throws Exception {
+    @CsvSource({"current-value.json, proof", "non-existence.json, proof", "inclusion.json, proof",
+        "batch.json, proof", "history.json, proof", "append-only.json, proof", "signed-head.json, signature",
+        "signed-head.json, serverKey", "signed-transaction.json, record"})
+    void everyBitOfEveryValidProof_flipped_isRejected(String file, String field) throws Exception {
         JsonNode root = load(file);
         String verifier = root.get("verifier").asText();
         VectorVerifier.onLargeStack(() -> {
             for (JsonNode v : root.get("vectors")) {
                 ObjectNode input = (ObjectNode) v.get("input");
-                byte[] proof = Json.unhex(input.get("proof").asText());
+                byte[] proof = Json.unhex(input.get(field).asText());
                 for (int i = 0; i < proof.length; i++) {
                     for (int bit = 0; bit < 8; bit++) {
                         ObjectNode o = input.deepCopy();
-                        o.put("proof", Json.hex(Tamper.flip(proof, i, bit)));
+                        o.put(field, Json.hex(Tamper.flip(proof, i, bit)));
                         assertTrue(VectorVerifier.rejects(verifier, o),
                                 file + " " + v.get("name").asText() + ": flipping bit " + bit + " of byte " + i
                                         + " is accepted");

@@ -1,13 +1,16 @@
 package io.glassledger.core.vectors;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.glassledger.core.codec.MalformedException;
 import io.glassledger.core.proof.AppendOnlyProof;
 import io.glassledger.core.proof.HistoryProof;
 import io.glassledger.core.proof.KeyClaim;
 import io.glassledger.core.proof.KeysProof;
 import io.glassledger.core.proof.ProofVerifier;
+import io.glassledger.core.proof.SignedHead;
 import io.glassledger.core.proof.VerificationException;
 import io.glassledger.core.proof.Version;
+import io.glassledger.core.txn.SignedTransaction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -26,6 +29,18 @@ final class VectorVerifier {
      * other failure, as a {@link VerificationException}.
      */
     static void verify(String verifier, JsonNode in) throws VerificationException {
+        switch (verifier) {
+            case "verifySignedHead" -> {
+                verifySignedHead(in);
+                return;
+            }
+            case "verifySignedTransaction" -> {
+                verifySignedTransaction(in);
+                return;
+            }
+            default -> {
+            }
+        }
         byte[] proof = Json.unhex(in.get("proof").asText());
         switch (verifier) {
             case "verifyCurrentValue" -> ProofVerifier.verifyCurrentValue(Json.digest(in.get("digest")),
@@ -41,6 +56,26 @@ final class VectorVerifier {
             case "verifyAppendOnly" -> ProofVerifier.verifyAppendOnly(Json.digest(in.get("older")),
                     Json.digest(in.get("newer")), proof);
             default -> throw new IllegalArgumentException("unknown verifier " + verifier);
+        }
+    }
+
+    /** FORMAT.md §16, through {@link SignedHead#verify()}. */
+    private static void verifySignedHead(JsonNode in) throws VerificationException {
+        new SignedHead(in.get("shard").asInt(), Json.digest(in.get("digest")), in.get("timestamp").asLong(),
+                Json.bytes(in.get("serverKey")), Json.bytes(in.get("signature"))).verify();
+    }
+
+    /** FORMAT.md §14.2: the record decodes strictly, and its signature verifies against the client key it names. */
+    private static void verifySignedTransaction(JsonNode in) throws VerificationException {
+        SignedTransaction t;
+        try {
+            t = SignedTransaction.decode(Json.unhex(in.get("record").asText()));
+        } catch (MalformedException e) {
+            throw new VerificationException("malformed transaction record: " + e.getMessage());
+        }
+        if (!t.signatureValid()) {
+            throw new VerificationException("transaction " + t.txId().hex() + " is not signed by client key "
+                    + t.tx().clientKey().hex());
         }
     }
 
