@@ -49,17 +49,31 @@ class CrossShardTest {
         }
     }
 
-    TestServer shard(int n) throws Exception {
-        Path data = dir.resolve("shard-" + n);
-        if (n > 0) {
-            Files.createDirectories(data.resolve("auth"));
-            copyTree(dir.resolve("shard-0").resolve("tls"), data.resolve("tls"));
-            Files.copy(dir.resolve("shard-0").resolve("auth").resolve("api-keys.json"),
-                    data.resolve("auth").resolve("api-keys.json"));
+    static final String PEER_KEY = "peer-key-of-the-cross-shard-test-0123456789";
+
+    /**
+     * Two shards that know each other as peers: shard 0 starts once to make the TLS key and API keys the cluster
+     * shares, then both start with a peer list naming a forwarding proxy per shard (its port is known before the
+     * shard's own), as the participants of a cross-shard transaction ask its primary for the decision.
+     */
+    TestServer[] pair() throws Exception {
+        Path d0 = dir.resolve("shard-0");
+        Path d1 = dir.resolve("shard-1");
+        new TestServer(d0, "--glassledger.shard=0", "--glassledger.cluster.shards=2",
+                "--glassledger.cluster.map-version=2").close();
+        Files.createDirectories(d1.resolve("auth"));
+        copyTree(d0.resolve("tls"), d1.resolve("tls"));
+        Files.copy(d0.resolve("auth").resolve("api-keys.json"), d1.resolve("auth").resolve("api-keys.json"));
+        LyingProxy[] front = {new LyingProxy(d0.resolve("tls"), null), new LyingProxy(d0.resolve("tls"), null)};
+        open.addAll(List.of(front));
+        TestServer[] s = new TestServer[2];
+        for (int n = 0; n < 2; n++) {
+            s[n] = new TestServer(n == 0 ? d0 : d1, "--glassledger.shard=" + n, "--glassledger.cluster.shards=2",
+                    "--glassledger.cluster.map-version=2", "--glassledger.cluster.peer-key=" + PEER_KEY,
+                    "--glassledger.cluster.peers=" + front[0].url() + "," + front[1].url());
+            open.add(s[n]);
+            front[n].upstream = s[n].url();
         }
-        TestServer s = new TestServer(data, "--glassledger.shard=" + n, "--glassledger.cluster.shards=2",
-                "--glassledger.cluster.map-version=2");
-        open.add(s);
         return s;
     }
 
@@ -83,8 +97,9 @@ class CrossShardTest {
 
     @Test
     void crossShardTransactionsCommitAtomicallyAndEveryPartIsVerified() throws Exception {
-        TestServer s0 = shard(0);
-        TestServer s1 = shard(1);
+        TestServer[] pair = pair();
+        TestServer s0 = pair[0];
+        TestServer s1 = pair[1];
         GlassLedgerClient c = client(s0, List.of(s0.url(), s1.url()), "state.json", null);
         String a = keyOn(c, 0);
         String b = keyOn(c, 1);
@@ -129,8 +144,9 @@ class CrossShardTest {
 
     @Test
     void aParticipantThatIsUnreachableAbortsTheTransactionAndHoldsNothingElsewhere() throws Exception {
-        TestServer s0 = shard(0);
-        TestServer s1 = shard(1);
+        TestServer[] pair = pair();
+        TestServer s0 = pair[0];
+        TestServer s1 = pair[1];
         // Shard 1 behind a proxy that can lose its upstream: two Spring servers in one JVM share Reactor Netty's
         // event loops, so stopping one would stop both.
         LyingProxy gateway = new LyingProxy(s1.dataDir.resolve("tls"), s1.url());
@@ -155,8 +171,9 @@ class CrossShardTest {
 
     @Test
     void aLieByOneShardFailsTheCrossShardPromise() throws Exception {
-        TestServer s0 = shard(0);
-        TestServer s1 = shard(1);
+        TestServer[] pair = pair();
+        TestServer s0 = pair[0];
+        TestServer s1 = pair[1];
         LyingProxy proxy = new LyingProxy(s1.dataDir.resolve("tls"), s1.url());
         open.add(proxy);
         GlassLedgerClient c = client(s0, List.of(s0.url(), proxy.url()), "victim.json", 2L);
@@ -174,8 +191,9 @@ class CrossShardTest {
 
     @Test
     void aClientWithAnotherMapVersionIsRefusedAtConnect() throws Exception {
-        TestServer s0 = shard(0);
-        TestServer s1 = shard(1);
+        TestServer[] pair = pair();
+        TestServer s0 = pair[0];
+        TestServer s1 = pair[1];
         GlassLedgerException stale = assertThrows(GlassLedgerException.class,
                 () -> client(s0, List.of(s0.url(), s1.url()), "stale.json", 1L));
         assertEquals("stale_shard_map", stale.code());
