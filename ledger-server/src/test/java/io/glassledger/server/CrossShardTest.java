@@ -69,7 +69,8 @@ class CrossShardTest {
         Files.createDirectories(d1.resolve("auth"));
         copyTree(d0.resolve("tls"), d1.resolve("tls"));
         Files.copy(d0.resolve("auth").resolve("api-keys.json"), d1.resolve("auth").resolve("api-keys.json"));
-        LyingProxy[] front = fronts = new LyingProxy[] {new LyingProxy(d0.resolve("tls"), null), new LyingProxy(d0.resolve("tls"), null)};
+        LyingProxy[] front = fronts = new LyingProxy[] {new LyingProxy(d0.resolve("tls"), null),
+            new LyingProxy(d0.resolve("tls"), null)};
         open.addAll(List.of(front));
         TestServer[] s = new TestServer[2];
         for (int n = 0; n < 2; n++) {
@@ -292,7 +293,8 @@ class CrossShardTest {
         assertTrue(stateAt(s[1], txId) != TxState.COMMITTED, "a participant commits only what the primary decided");
 
         Https at0 = new Https(s[0].url(), s[0].fingerprint());
-        assertEquals(200, at0.post("/v1/tx/" + txId + "/abort", apiKey, "").status(), "the client aborts at the primary");
+        assertEquals(200, at0.post("/v1/tx/" + txId + "/abort", apiKey, "").status(),
+                "the client aborts at the primary");
         Https.Response late = at1.post("/v1/tx/" + txId + "/commit", apiKey, "");
         assertEquals(409, late.status(), late.text());
         assertEquals("already_decided", late.body().get("code").asText(), late.text());

@@ -63,7 +63,7 @@ public class Participant {
         }
     }
 
-    /** Commits {@code txId} here if its primary committed it; the promise as {@link io.glassledger.core.txn.TxnEngine#decide}. */
+    /** Commits {@code txId} here if its primary committed it; the promise as {@code TxnEngine.decide} gives it. */
     public CompletableFuture<Promise> commit(Bytes txId, boolean admin) {
         return decide(txId, true, admin);
     }
