@@ -55,7 +55,7 @@ final class TwoPhaseCommit {
             Throwable refused = votes.stream().filter(CompletableFuture::isCompletedExceptionally).findFirst()
                     .map(TwoPhaseCommit::cause).orElse(null);
             if (refused != null) {
-                return abortAll().thenCompose(y -> CompletableFuture.failedFuture(refused));
+                return abortAll(refused);
             }
             int primary = participants.get(0);
             return retrying(() -> client.shardLink(primary).decideCommit(txId)).handle((dto, err) -> err == null
@@ -81,10 +81,9 @@ final class TwoPhaseCommit {
                         .thenCompose(f -> f);
             }
             if ("ABORTED".equals(state)) {
-                return abortAll().thenCompose(y -> CompletableFuture.<CommitPromise>failedFuture(
-                        new GlassLedgerException(GlassLedgerException.ABORTED, failure instanceof GlassLedgerException g
-                                ? g.status() : 0, true, "transaction " + txId.hex() + " was aborted by its primary "
-                                + "shard " + primary + " (" + failure.getMessage() + ")", null, failure)));
+                return abortAll(new GlassLedgerException(GlassLedgerException.ABORTED, failure instanceof
+                        GlassLedgerException g ? g.status() : 0, true, "transaction " + txId.hex() + " was aborted by "
+                        + "its primary shard " + primary + " (" + failure.getMessage() + ")", null, failure));
             }
             String why = state != null ? "it reports " + state : "it could not be asked ("
                     + Violations.unwrap(err).getMessage() + ")";
@@ -139,17 +138,36 @@ final class TwoPhaseCommit {
         });
     }
 
-    /** Primary first, so the abort is recorded there before anyone else releases; best effort elsewhere. */
-    private CompletableFuture<Void> abortAll() {
+    /**
+     * Primary first, so the abort is recorded there before anyone else releases; best effort elsewhere. Then fails
+     * with {@code failure}, unless a shard answered {@code already_decided}: the primary committed (a participant
+     * asks the primary, and applies its decision), so the caller gets {@code outcome_unknown} instead.
+     */
+    private CompletableFuture<CommitPromise> abortAll(Throwable failure) {
         int primary = participants.get(0);
-        return retrying(() -> client.shardLink(primary).decideAbort(txId)).handle((x, e) -> null)
+        List<Integer> committed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        return retrying(() -> client.shardLink(primary).decideAbort(txId)).handle((x, e) -> decidedOtherwise(e,
+                        primary, committed))
                 .thenCompose(x -> {
                     List<CompletableFuture<?>> rest = new ArrayList<>();
                     for (int p : participants.subList(1, participants.size())) {
-                        rest.add(client.shardLink(p).decideAbort(txId).handle((y, e) -> null));
+                        rest.add(client.shardLink(p).decideAbort(txId).handle((y, e) -> decidedOtherwise(e, p,
+                                committed)));
                     }
                     return CompletableFuture.allOf(rest.toArray(new CompletableFuture<?>[0]));
-                });
+                }).thenCompose(x -> CompletableFuture.failedFuture(committed.isEmpty() ? failure
+                        : new GlassLedgerException(GlassLedgerException.OUTCOME_UNKNOWN, 0, false, "transaction "
+                                + txId.hex() + " was to be aborted (" + failure.getMessage() + "), but shards "
+                                + committed + " answered that its primary shard " + primary + " committed it",
+                                null, failure)));
+    }
+
+    private static Void decidedOtherwise(Throwable err, int shard, List<Integer> committed) {
+        if (err != null && Violations.unwrap(err) instanceof GlassLedgerException g
+                && "already_decided".equals(g.code())) {
+            committed.add(shard);
+        }
+        return null;
     }
 
     /** Repeats {@code call} on a transport failure or a retryable refusal, with backoff, until the deadline. */

@@ -262,6 +262,33 @@ class CrossShardTest {
     }
 
     /**
+     * The proxy in front of the primary also lies that the primary aborted: the other participant asks the primary
+     * itself and commits, and the SDK, told so, reports outcome_unknown rather than an abort.
+     */
+    @Test
+    void primaryCommitsAndItsProxyClaimsAnAbort_noSplitAndNoFalseAbort() throws Exception {
+        TestServer[] s = pair();
+        LyingProxy proxy = new LyingProxy(s[0].dataDir.resolve("tls"), s[0].url());
+        open.add(proxy);
+        GlassLedgerClient c = client(s[0], List.of(proxy.url(), s[1].url()), "claims.json", null,
+                Duration.ofSeconds(10));
+        String a = keyOn(c, 0);
+        String b = "zz-" + keyOn(c, 1, "zz-");
+        List<String> failed = new CopyOnWriteArrayList<>();
+        proxy.failAfter = path -> path.matches("/v1/tx/[0-9a-f]+/commit") && failed.add(path) ? 500 : 0;
+        proxy.lie = (path, req, resp) -> path.matches("/v1/tx/[0-9a-f]+") ? resp.replace("COMMITTED", "ABORTED")
+                : null;
+        Txn t = c.begin();
+        t.put(a, "6").put(b, "6");
+        GlassLedgerException e = assertThrows(GlassLedgerException.class, t::commit);
+        assertEquals(GlassLedgerException.OUTCOME_UNKNOWN, e.code(), e.toString());
+        String txId = txIdIn(failed.get(0));
+        for (TestServer x : s) {
+            assertEquals(TxState.COMMITTED, stateAt(x, txId), "no split: committed at " + x.url());
+        }
+    }
+
+    /**
      * The primary never hears the commit (the proxy answers 500 without forwarding it): the SDK reports
      * outcome_unknown and tells no one else; the other participant refuses a commit its primary has not decided,
      * follows the primary's abort, and the resolvers release everything.
