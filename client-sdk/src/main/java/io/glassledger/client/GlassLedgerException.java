@@ -25,10 +25,16 @@ public class GlassLedgerException extends RuntimeException {
     public static final String ABORTED = "aborted";
     /**
      * A cross-shard transaction committed (its primary recorded the decision) but a participant did not acknowledge
-     * it in time; that shard applies the decision itself once reachable (docs/ARCHITECTURE.md, Cluster).
+     * it in time, or the primary did not hand out its promise; a shard that did not acknowledge applies the decision
+     * itself once reachable (docs/ARCHITECTURE.md, Cluster).
      */
     public static final String INCOMPLETE = "incomplete";
-    /** The primary could not be asked for the decision in time; the shards resolve it among themselves. */
+    /**
+     * The primary did not answer the commit with its promise and, asked for its state, reported no decision or could
+     * not be asked in time. No other participant was told anything; the shards resolve it among themselves after
+     * their prepare timeout (committed only if the primary committed). Not retryable as such: read the transaction's
+     * keys to learn what happened.
+     */
     public static final String OUTCOME_UNKNOWN = "outcome_unknown";
 
     private final String code;

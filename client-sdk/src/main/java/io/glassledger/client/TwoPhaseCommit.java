@@ -18,7 +18,9 @@ import java.util.function.Supplier;
  * <ol>
  *   <li>prepare at every participant, in parallel;</li>
  *   <li>all voted yes: commit at the primary, which records the decision; then at the others, in parallel. A
- *       participant that does not answer in time applies the decision itself once it asks the primary;</li>
+ *       participant that does not answer in time applies the decision itself once it asks the primary. Any answer
+ *       from the primary other than its promise is followed by asking it for its recorded state (GET
+ *       /v1/tx/{id}), and only that state is passed on; without one the caller gets {@code outcome_unknown};</li>
  *   <li>otherwise: abort at the primary first (a durable no), then at the others.</li>
  * </ol>
  * Requests that get no answer are repeated until {@link ClientConfig#requestTimeout()} has passed: deciding is
@@ -53,29 +55,57 @@ final class TwoPhaseCommit {
             Throwable refused = votes.stream().filter(CompletableFuture::isCompletedExceptionally).findFirst()
                     .map(TwoPhaseCommit::cause).orElse(null);
             if (refused != null) {
-                return abortAll().thenCompose(y -> CompletableFuture.failedFuture(refused));
+                return abortAll(refused);
             }
             int primary = participants.get(0);
-            return retrying(() -> client.shardLink(primary).decideCommit(txId)).handle((dto, err) -> {
-                if (err == null) {
-                    return commitOthers(dto, before);
-                }
-                Throwable t = Violations.unwrap(err);
-                if (t instanceof GlassLedgerException g && "already_decided".equals(g.code())) {
-                    // The primary aborted it first (its prepare timed out): abort everywhere.
-                    return abortAll().thenCompose(y -> CompletableFuture.<CommitPromise>failedFuture(
-                            new GlassLedgerException(GlassLedgerException.ABORTED, g.status(), true, "transaction "
-                                    + txId.hex() + " was aborted by its primary shard " + primary + ": "
-                                    + g.detail())));
-                }
-                if (t instanceof GlassLedgerException g && g.retryable()) {
-                    return CompletableFuture.<CommitPromise>failedFuture(new GlassLedgerException(
-                            GlassLedgerException.OUTCOME_UNKNOWN, 0, false, "could not reach primary shard "
-                            + primary + " to commit transaction " + txId.hex() + " (" + g.getMessage()
-                            + "); the shards resolve it themselves after their prepare timeout", null, g));
-                }
-                return abortAll().thenCompose(y -> CompletableFuture.<CommitPromise>failedFuture(t));
-            }).thenCompose(f -> f);
+            return retrying(() -> client.shardLink(primary).decideCommit(txId)).handle((dto, err) -> err == null
+                    ? commitOthers(dto, before) : afterPrimaryFailed(Violations.unwrap(err), before))
+                    .thenCompose(f -> f);
+        });
+    }
+
+    /**
+     * The primary's answer to the commit was not a promise: a refusal, an error from something in between (which
+     * may come after the primary committed), or none at all. Only the primary's recorded state tells which, so it
+     * is asked before any other participant hears anything: committed, the others commit; aborted, they abort; no
+     * decision or no answer, nobody else is touched and the caller gets {@code outcome_unknown}.
+     */
+    private CompletableFuture<CommitPromise> afterPrimaryFailed(Throwable failure, Map<Integer, TrustedState> before) {
+        int primary = participants.get(0);
+        return retrying(() -> client.shardLink(primary).status(txId)).handle((st, err) -> {
+            String state = err == null && st != null ? st.state() : null;
+            if ("COMMITTED".equals(state)) {
+                // Committing again is idempotent and answers the recorded promise, which the caller needs.
+                return retrying(() -> client.shardLink(primary).decideCommit(txId)).handle((dto, again) -> again == null
+                        ? commitOthers(dto, before) : committedWithoutPrimaryPromise(Violations.unwrap(again)))
+                        .thenCompose(f -> f);
+            }
+            if ("ABORTED".equals(state)) {
+                return abortAll(new GlassLedgerException(GlassLedgerException.ABORTED, failure instanceof
+                        GlassLedgerException g ? g.status() : 0, true, "transaction " + txId.hex() + " was aborted by "
+                        + "its primary shard " + primary + " (" + failure.getMessage() + ")", null, failure));
+            }
+            String why = state != null ? "it reports " + state : "it could not be asked ("
+                    + Violations.unwrap(err).getMessage() + ")";
+            return CompletableFuture.<CommitPromise>failedFuture(new GlassLedgerException(
+                    GlassLedgerException.OUTCOME_UNKNOWN, 0, false, "primary shard " + primary + " did not answer the "
+                    + "commit of transaction " + txId.hex() + " with a decision (" + failure.getMessage() + ") and "
+                    + why + "; no other shard was told anything, and the shards resolve it themselves after their "
+                    + "prepare timeout", null, failure));
+        }).thenCompose(f -> f);
+    }
+
+    /** The primary recorded the commit but will not hand out its promise: the others still commit. */
+    private CompletableFuture<CommitPromise> committedWithoutPrimaryPromise(Throwable failure) {
+        List<CompletableFuture<Dto.PromiseDto>> acks = new ArrayList<>();
+        for (int p : participants.subList(1, participants.size())) {
+            acks.add(retrying(() -> client.shardLink(p).decideCommit(txId)));
+        }
+        return settle(acks).thenApply(x -> {
+            throw new GlassLedgerException(GlassLedgerException.INCOMPLETE, 0, false, "transaction " + txId.hex()
+                    + " committed (decision recorded at primary shard " + participants.get(0) + ", which did not "
+                    + "answer with its promise: " + failure.getMessage() + "); the other shards were told to commit "
+                    + "it, and any that did not acknowledge commit it when they ask the primary", null, failure);
         });
     }
 
@@ -108,17 +138,36 @@ final class TwoPhaseCommit {
         });
     }
 
-    /** Primary first, so the abort is recorded there before anyone else releases; best effort elsewhere. */
-    private CompletableFuture<Void> abortAll() {
+    /**
+     * Primary first, so the abort is recorded there before anyone else releases; best effort elsewhere. Then fails
+     * with {@code failure}, unless a shard answered {@code already_decided}: the primary committed (a participant
+     * asks the primary, and applies its decision), so the caller gets {@code outcome_unknown} instead.
+     */
+    private CompletableFuture<CommitPromise> abortAll(Throwable failure) {
         int primary = participants.get(0);
-        return retrying(() -> client.shardLink(primary).decideAbort(txId)).handle((x, e) -> null)
+        List<Integer> committed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        return retrying(() -> client.shardLink(primary).decideAbort(txId)).handle((x, e) -> decidedOtherwise(e,
+                        primary, committed))
                 .thenCompose(x -> {
                     List<CompletableFuture<?>> rest = new ArrayList<>();
                     for (int p : participants.subList(1, participants.size())) {
-                        rest.add(client.shardLink(p).decideAbort(txId).handle((y, e) -> null));
+                        rest.add(client.shardLink(p).decideAbort(txId).handle((y, e) -> decidedOtherwise(e, p,
+                                committed)));
                     }
                     return CompletableFuture.allOf(rest.toArray(new CompletableFuture<?>[0]));
-                });
+                }).thenCompose(x -> CompletableFuture.failedFuture(committed.isEmpty() ? failure
+                        : new GlassLedgerException(GlassLedgerException.OUTCOME_UNKNOWN, 0, false, "transaction "
+                                + txId.hex() + " was to be aborted (" + failure.getMessage() + "), but shards "
+                                + committed + " answered that its primary shard " + primary + " committed it",
+                                null, failure)));
+    }
+
+    private static Void decidedOtherwise(Throwable err, int shard, List<Integer> committed) {
+        if (err != null && Violations.unwrap(err) instanceof GlassLedgerException g
+                && "already_decided".equals(g.code())) {
+            committed.add(shard);
+        }
+        return null;
     }
 
     /** Repeats {@code call} on a transport failure or a retryable refusal, with backoff, until the deadline. */

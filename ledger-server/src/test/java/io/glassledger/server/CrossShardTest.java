@@ -16,6 +16,9 @@ import io.glassledger.client.GlassLedgerException;
 import io.glassledger.client.IntegrityViolation;
 import io.glassledger.client.Txn;
 import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.txn.TxState;
+import io.glassledger.server.shard.Shard;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,17 +52,35 @@ class CrossShardTest {
         }
     }
 
-    TestServer shard(int n) throws Exception {
-        Path data = dir.resolve("shard-" + n);
-        if (n > 0) {
-            Files.createDirectories(data.resolve("auth"));
-            copyTree(dir.resolve("shard-0").resolve("tls"), data.resolve("tls"));
-            Files.copy(dir.resolve("shard-0").resolve("auth").resolve("api-keys.json"),
-                    data.resolve("auth").resolve("api-keys.json"));
+    static final String PEER_KEY = "peer-key-of-the-cross-shard-test-0123456789";
+
+    /**
+     * Two shards that know each other as peers: shard 0 starts once to make the TLS key and API keys the cluster
+     * shares, then both start with a peer list naming a forwarding proxy per shard (its port is known before the
+     * shard's own), as the participants of a cross-shard transaction ask its primary for the decision.
+     */
+    LyingProxy[] fronts;
+
+    TestServer[] pair() throws Exception {
+        Path d0 = dir.resolve("shard-0");
+        Path d1 = dir.resolve("shard-1");
+        new TestServer(d0, "--glassledger.shard=0", "--glassledger.cluster.shards=2",
+                "--glassledger.cluster.map-version=2").close();
+        Files.createDirectories(d1.resolve("auth"));
+        copyTree(d0.resolve("tls"), d1.resolve("tls"));
+        Files.copy(d0.resolve("auth").resolve("api-keys.json"), d1.resolve("auth").resolve("api-keys.json"));
+        LyingProxy[] front = fronts = new LyingProxy[] {new LyingProxy(d0.resolve("tls"), null),
+            new LyingProxy(d0.resolve("tls"), null)};
+        open.addAll(List.of(front));
+        TestServer[] s = new TestServer[2];
+        for (int n = 0; n < 2; n++) {
+            s[n] = new TestServer(n == 0 ? d0 : d1, "--glassledger.shard=" + n, "--glassledger.cluster.shards=2",
+                    "--glassledger.cluster.map-version=2", "--glassledger.cluster.peer-key=" + PEER_KEY,
+                    "--glassledger.cluster.prepare-timeout=10m",  // no resolver acts during a test
+                    "--glassledger.cluster.peers=" + front[0].url() + "," + front[1].url());
+            open.add(s[n]);
+            front[n].upstream = s[n].url();
         }
-        TestServer s = new TestServer(data, "--glassledger.shard=" + n, "--glassledger.cluster.shards=2",
-                "--glassledger.cluster.map-version=2");
-        open.add(s);
         return s;
     }
 
@@ -83,8 +104,9 @@ class CrossShardTest {
 
     @Test
     void crossShardTransactionsCommitAtomicallyAndEveryPartIsVerified() throws Exception {
-        TestServer s0 = shard(0);
-        TestServer s1 = shard(1);
+        TestServer[] pair = pair();
+        TestServer s0 = pair[0];
+        TestServer s1 = pair[1];
         GlassLedgerClient c = client(s0, List.of(s0.url(), s1.url()), "state.json", null);
         String a = keyOn(c, 0);
         String b = keyOn(c, 1);
@@ -129,8 +151,9 @@ class CrossShardTest {
 
     @Test
     void aParticipantThatIsUnreachableAbortsTheTransactionAndHoldsNothingElsewhere() throws Exception {
-        TestServer s0 = shard(0);
-        TestServer s1 = shard(1);
+        TestServer[] pair = pair();
+        TestServer s0 = pair[0];
+        TestServer s1 = pair[1];
         // Shard 1 behind a proxy that can lose its upstream: two Spring servers in one JVM share Reactor Netty's
         // event loops, so stopping one would stop both.
         LyingProxy gateway = new LyingProxy(s1.dataDir.resolve("tls"), s1.url());
@@ -155,8 +178,9 @@ class CrossShardTest {
 
     @Test
     void aLieByOneShardFailsTheCrossShardPromise() throws Exception {
-        TestServer s0 = shard(0);
-        TestServer s1 = shard(1);
+        TestServer[] pair = pair();
+        TestServer s0 = pair[0];
+        TestServer s1 = pair[1];
         LyingProxy proxy = new LyingProxy(s1.dataDir.resolve("tls"), s1.url());
         open.add(proxy);
         GlassLedgerClient c = client(s0, List.of(s0.url(), proxy.url()), "victim.json", 2L);
@@ -174,14 +198,181 @@ class CrossShardTest {
 
     @Test
     void aClientWithAnotherMapVersionIsRefusedAtConnect() throws Exception {
-        TestServer s0 = shard(0);
-        TestServer s1 = shard(1);
+        TestServer[] pair = pair();
+        TestServer s0 = pair[0];
+        TestServer s1 = pair[1];
         GlassLedgerException stale = assertThrows(GlassLedgerException.class,
                 () -> client(s0, List.of(s0.url(), s1.url()), "stale.json", 1L));
         assertEquals("stale_shard_map", stale.code());
         GlassLedgerException swapped = assertThrows(GlassLedgerException.class,
                 () -> client(s0, List.of(s1.url(), s0.url()), "swapped.json", null));
         assertEquals("wrong_shard", swapped.code());
+    }
+
+    /**
+     * Issue 16, item 6: the primary commits, then the proxy in front of it answers 500 once. The SDK asks the primary
+     * for its state instead of aborting everywhere, and every shard ends up committed.
+     */
+    @Test
+    void primaryCommitsThenItsProxyAnswers500_everyShardCommits() throws Exception {
+        TestServer[] s = pair();
+        LyingProxy proxy = new LyingProxy(s[0].dataDir.resolve("tls"), s[0].url());
+        open.add(proxy);
+        GlassLedgerClient c = client(s[0], List.of(proxy.url(), s[1].url()), "500.json", null, Duration.ofSeconds(10));
+        String a = keyOn(c, 0);
+        String b = "zz-" + keyOn(c, 1, "zz-");  // after a in byte order: shard 0 is the primary
+        List<String> failed = new CopyOnWriteArrayList<>();
+        proxy.failAfter = path -> path.matches("/v1/tx/[0-9a-f]+/commit") && failed.isEmpty() && failed.add(path)
+                ? 500 : 0;
+
+        CommitPromise p = c.runTransaction(t -> t.put(a, "1").put(b, "1")).promise();
+        assertEquals(1, failed.size(), "the proxy answered 500 after the primary committed");
+        assertEquals(p.txId().hex(), txIdIn(failed.get(0)));
+        for (TestServer x : s) {
+            assertEquals(TxState.COMMITTED, stateAt(x, p.txId().hex()), "no split: committed at " + x.url());
+        }
+        p.verification().get(30, TimeUnit.SECONDS);
+        assertEquals("1", c.get(a));
+        assertEquals("1", c.get(b));
+    }
+
+    /** As above, but every commit answer from the primary is lost: the others commit all the same. */
+    @Test
+    void primaryCommitsThenItsProxyAlwaysAnswers500_incompleteButNoSplit() throws Exception {
+        TestServer[] s = pair();
+        LyingProxy proxy = new LyingProxy(s[0].dataDir.resolve("tls"), s[0].url());
+        open.add(proxy);
+        GlassLedgerClient c = client(s[0], List.of(proxy.url(), s[1].url()), "always500.json", null,
+                Duration.ofSeconds(10));
+        String a = keyOn(c, 0);
+        String b = "zz-" + keyOn(c, 1, "zz-");
+        List<String> failed = new CopyOnWriteArrayList<>();
+        proxy.failAfter = path -> path.matches("/v1/tx/[0-9a-f]+/commit") && failed.add(path) ? 500 : 0;
+        Txn t = c.begin();
+        t.put(a, "2").put(b, "2");
+        GlassLedgerException e = assertThrows(GlassLedgerException.class, t::commit);
+        assertEquals(GlassLedgerException.INCOMPLETE, e.code(), e.toString());
+        String txId = txIdIn(failed.get(0));
+        for (TestServer x : s) {
+            assertEquals(TxState.COMMITTED, stateAt(x, txId), "no split: committed at " + x.url());
+        }
+        proxy.tellTheTruth();
+        assertEquals("2", c.get(a));
+        assertEquals("2", c.get(b));
+    }
+
+    /**
+     * The proxy in front of the primary also lies that the primary aborted: the other participant asks the primary
+     * itself and commits, and the SDK, told so, reports outcome_unknown rather than an abort.
+     */
+    @Test
+    void primaryCommitsAndItsProxyClaimsAnAbort_noSplitAndNoFalseAbort() throws Exception {
+        TestServer[] s = pair();
+        LyingProxy proxy = new LyingProxy(s[0].dataDir.resolve("tls"), s[0].url());
+        open.add(proxy);
+        GlassLedgerClient c = client(s[0], List.of(proxy.url(), s[1].url()), "claims.json", null,
+                Duration.ofSeconds(10));
+        String a = keyOn(c, 0);
+        String b = "zz-" + keyOn(c, 1, "zz-");
+        List<String> failed = new CopyOnWriteArrayList<>();
+        proxy.failAfter = path -> path.matches("/v1/tx/[0-9a-f]+/commit") && failed.add(path) ? 500 : 0;
+        proxy.lie = (path, req, resp) -> path.matches("/v1/tx/[0-9a-f]+") ? resp.replace("COMMITTED", "ABORTED")
+                : null;
+        Txn t = c.begin();
+        t.put(a, "6").put(b, "6");
+        GlassLedgerException e = assertThrows(GlassLedgerException.class, t::commit);
+        assertEquals(GlassLedgerException.OUTCOME_UNKNOWN, e.code(), e.toString());
+        String txId = txIdIn(failed.get(0));
+        for (TestServer x : s) {
+            assertEquals(TxState.COMMITTED, stateAt(x, txId), "no split: committed at " + x.url());
+        }
+    }
+
+    /**
+     * The primary never hears the commit (the proxy answers 500 without forwarding it): the SDK reports
+     * outcome_unknown and tells no one else; the other participant refuses a commit its primary has not decided,
+     * follows the primary's abort, and the resolvers release everything.
+     */
+    @Test
+    void undecidedAtThePrimary_outcomeUnknown_andAParticipantRefusesToCommit() throws Exception {
+        TestServer[] s = pair();
+        LyingProxy proxy = new LyingProxy(s[0].dataDir.resolve("tls"), s[0].url());
+        open.add(proxy);
+        GlassLedgerClient c = client(s[0], List.of(proxy.url(), s[1].url()), "unknown.json", null,
+                Duration.ofSeconds(10));
+        String a = keyOn(c, 0);
+        String b = "zz-" + keyOn(c, 1, "zz-");
+        List<String> lost = new CopyOnWriteArrayList<>();
+        proxy.failBefore = path -> path.matches("/v1/tx/[0-9a-f]+/commit") && lost.add(path) ? 500 : 0;
+        Txn t = c.begin();
+        t.put(a, "3").put(b, "3");
+        GlassLedgerException e = assertThrows(GlassLedgerException.class, t::commit);
+        assertEquals(GlassLedgerException.OUTCOME_UNKNOWN, e.code(), e.toString());
+        String txId = txIdIn(lost.get(0));
+        assertEquals(TxState.PREPARED, stateAt(s[1], txId), "the SDK told the other participant nothing");
+
+        String apiKey = s[0].apiKey("default");
+        Https at1 = new Https(s[1].url(), s[1].fingerprint());
+        Https.Response early = at1.post("/v1/tx/" + txId + "/commit", apiKey, "");
+        assertEquals(409, early.status(), early.text());
+        assertEquals("undecided", early.body().get("code").asText(), early.text());
+        assertTrue(early.body().get("retryable").asBoolean(), early.text());
+        assertTrue(stateAt(s[1], txId) != TxState.COMMITTED, "a participant commits only what the primary decided");
+
+        Https at0 = new Https(s[0].url(), s[0].fingerprint());
+        assertEquals(200, at0.post("/v1/tx/" + txId + "/abort", apiKey, "").status(),
+                "the client aborts at the primary");
+        Https.Response late = at1.post("/v1/tx/" + txId + "/commit", apiKey, "");
+        assertEquals(409, late.status(), late.text());
+        assertEquals("already_decided", late.body().get("code").asText(), late.text());
+        assertEquals(TxState.ABORTED, stateAt(s[1], txId), "the participant followed its primary's abort");
+        assertEquals(TxState.ABORTED, stateAt(s[0], txId));
+
+        proxy.tellTheTruth();
+        c.runTransaction(x -> x.put(a, "4").put(b, "4")).promise().verification().get(30, TimeUnit.SECONDS);
+        assertEquals("4", c.get(b), "no key is left locked");
+    }
+
+    /** A participant whose primary cannot be asked refuses the commit as retryable and changes nothing. */
+    @Test
+    void aParticipantThatCannotAskItsPrimaryRefusesToCommit() throws Exception {
+        TestServer[] s = pair();
+        LyingProxy proxy = new LyingProxy(s[0].dataDir.resolve("tls"), s[0].url());
+        open.add(proxy);
+        GlassLedgerClient c = client(s[0], List.of(proxy.url(), s[1].url()), "noprimary.json", null,
+                Duration.ofSeconds(10));
+        String a = keyOn(c, 0);
+        String b = "zz-" + keyOn(c, 1, "zz-");
+        List<String> lost = new CopyOnWriteArrayList<>();
+        proxy.failBefore = path -> path.matches("/v1/tx/[0-9a-f]+/commit") && lost.add(path) ? 500 : 0;
+        Txn t = c.begin();
+        t.put(a, "5").put(b, "5");
+        assertThrows(GlassLedgerException.class, t::commit);
+        String txId = txIdIn(lost.get(0));
+        // Shard 1 reaches shard 0 through fronts[0] (pair()): it now leads nowhere.
+        fronts[0].upstream = "https://127.0.0.1:1";
+        Https.Response r = new Https(s[1].url(), s[1].fingerprint()).post("/v1/tx/" + txId + "/commit",
+                s[0].apiKey("default"), "");
+        assertEquals(503, r.status(), r.text());
+        assertEquals("primary_unreachable", r.body().get("code").asText(), r.text());
+        assertTrue(r.body().get("retryable").asBoolean(), r.text());
+        assertEquals(TxState.PREPARED, stateAt(s[1], txId), "nothing changed at the participant");
+    }
+
+    private static TxState stateAt(TestServer s, String txIdHex) throws Exception {
+        return s.bean(Shard.class).engine().status(Bytes.fromHex(txIdHex)).get(30, TimeUnit.SECONDS);
+    }
+
+    private static String txIdIn(String path) {
+        return path.substring("/v1/tx/".length(), path.lastIndexOf('/'));
+    }
+
+    private static String keyOn(GlassLedgerClient c, int shard, String prefix) {
+        for (int i = 0; ; i++) {
+            if (c.shardOf(utf8(prefix + "acct-" + i)) == shard) {
+                return "acct-" + i;
+            }
+        }
     }
 
     private static String keyOn(GlassLedgerClient c, int shard) {

@@ -46,12 +46,23 @@ final class LyingProxy implements AutoCloseable {
         String rewrite(String path, String requestBody);
     }
 
+    /**
+     * Sees a request after the upstream answered it: returns an HTTP status to answer instead (with a plain-text
+     * body, as a failing proxy would), or 0 to pass the upstream's answer on.
+     */
+    interface FailAfter {
+        int status(String path);
+    }
+
     private final HttpsServer server;
     private final HttpClient http;
     volatile String upstream;
     volatile Lie lie = (p, req, resp) -> null;
     volatile Intercept intercept = (p, req) -> null;
     volatile RequestLie requestLie = (p, req) -> null;
+    volatile FailAfter failAfter = p -> 0;
+    /** As {@link #failAfter}, but the request is not forwarded: the upstream never sees it. */
+    volatile FailAfter failBefore = p -> 0;
 
     LyingProxy(Path tlsDir, String upstream) throws Exception {
         this.upstream = upstream;
@@ -86,6 +97,8 @@ final class LyingProxy implements AutoCloseable {
         this.lie = (p, req, resp) -> null;
         this.intercept = (p, req) -> null;
         this.requestLie = (p, req) -> null;
+        this.failAfter = p -> 0;
+        this.failBefore = p -> 0;
     }
 
     /** GET {@code path} from the upstream server with {@code apiKey}, as the operator can. */
@@ -114,6 +127,9 @@ final class LyingProxy implements AutoCloseable {
                 ex.getResponseBody().write(bytes);
                 return;
             }
+            if (fail(ex, failBefore.status(ex.getRequestURI().getPath()))) {
+                return;
+            }
             String rewritten = requestLie.rewrite(ex.getRequestURI().getPath(), reqText);
             if (rewritten != null) {
                 body = rewritten.getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -128,6 +144,9 @@ final class LyingProxy implements AutoCloseable {
                 }
             }
             HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            if (fail(ex, failAfter.status(ex.getRequestURI().getPath()))) {
+                return;
+            }
             String out = r.body();
             String changed = r.statusCode() == 200 ? lie.rewrite(ex.getRequestURI().getPath(),
                     new String(body, java.nio.charset.StandardCharsets.UTF_8), out) : null;
@@ -143,6 +162,17 @@ final class LyingProxy implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    private static boolean fail(HttpExchange ex, int status) throws IOException {
+        if (status == 0) {
+            return false;
+        }
+        byte[] bytes = "proxy error".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", "text/plain");
+        ex.sendResponseHeaders(status, bytes.length);
+        ex.getResponseBody().write(bytes);
+        return true;
     }
 
     @Override

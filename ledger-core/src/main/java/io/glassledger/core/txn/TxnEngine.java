@@ -1140,6 +1140,12 @@ public final class TxnEngine implements AutoCloseable {
         return h == null ? java.util.Optional.empty() : java.util.Optional.of(h.stx().tx().clientKey());
     }
 
+    /** A transaction prepared here and not yet decided, as its client signed it. */
+    public java.util.Optional<SignedTransaction> prepared(Bytes txId) {
+        Held h = held.get(txId);
+        return h == null ? java.util.Optional.empty() : java.util.Optional.of(h.stx());
+    }
+
     /** Transactions prepared and not yet decided (restored as such after a restart). */
     public List<Bytes> preparedTransactions() {
         return List.copyOf(held.keySet());

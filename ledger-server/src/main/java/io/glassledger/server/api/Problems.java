@@ -56,6 +56,9 @@ public final class Problems {
         if (t instanceof TxnException x) {
             return fromReason(x);
         }
+        if (t instanceof io.glassledger.server.shard.Participant.Refused r) {
+            return new ApiException(r.code(), HttpStatusCode.valueOf(r.status()), r.getMessage(), r.retryable());
+        }
         if (t instanceof AuthStore.KeyRegisteredException k) {
             return new ApiException("key_registered", HttpStatus.CONFLICT, k.getMessage());
         }

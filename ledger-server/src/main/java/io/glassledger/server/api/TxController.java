@@ -13,6 +13,7 @@ import io.glassledger.core.txn.TxState;
 import io.glassledger.core.txn.TxnEngine;
 import io.glassledger.server.auth.AuthStore;
 import io.glassledger.server.auth.Principal;
+import io.glassledger.server.shard.Participant;
 import io.glassledger.server.shard.Shard;
 import io.glassledger.server.shard.ShardMetrics;
 import java.util.ArrayList;
@@ -34,9 +35,11 @@ class TxController {
     private final AuthStore auth;
     private final Requests requests;
     private final ShardMetrics metrics;
+    private final Participant participant;
 
-    TxController(Shard shard, AuthStore auth, Requests requests, ShardMetrics metrics) {
+    TxController(Shard shard, AuthStore auth, Requests requests, ShardMetrics metrics, Participant participant) {
         this.shard = shard;
+        this.participant = participant;
         this.auth = auth;
         this.requests = requests;
         this.metrics = metrics;
@@ -105,18 +108,21 @@ class TxController {
                 .thenReturn(new Dto.TxStateDto(stx.txId().hex(), TxState.PREPARED.name(), null));
     }
 
+    /** At a participant other than the primary, applied only as the primary decided ({@link Participant}). */
     @Allow({Role.CLIENT, Role.ADMIN})
     @PostMapping("/tx/{txId}/commit")
     Mono<Dto.PromiseDto> decideCommit(@PathVariable String txId, ServerWebExchange exchange) {
-        Bytes id = owned(txId, Principal.of(exchange));
-        return Mono.fromFuture(shard.engine().decide(id, true)).map(Dtos::promise);
+        Principal caller = Principal.of(exchange);
+        Bytes id = owned(txId, caller);
+        return Mono.fromFuture(() -> participant.commit(id, caller.role() == Role.ADMIN)).map(Dtos::promise);
     }
 
     @Allow({Role.CLIENT, Role.ADMIN})
     @PostMapping("/tx/{txId}/abort")
     Mono<Dto.TxStateDto> decideAbort(@PathVariable String txId, ServerWebExchange exchange) {
-        Bytes id = owned(txId, Principal.of(exchange));
-        return Mono.fromFuture(shard.engine().decide(id, false))
+        Principal caller = Principal.of(exchange);
+        Bytes id = owned(txId, caller);
+        return Mono.fromFuture(() -> participant.abort(id, caller.role() == Role.ADMIN))
                 .then(Mono.just(new Dto.TxStateDto(id.hex(), TxState.ABORTED.name(), null)));
     }
 

@@ -1,9 +1,5 @@
 package io.glassledger.server.shard;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.glassledger.api.Dto;
-import io.glassledger.api.PinnedTrustManager;
-import io.glassledger.api.Wire;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.txn.Transaction;
 import io.glassledger.core.txn.TxState;
@@ -14,12 +10,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PreDestroy;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -27,7 +17,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
 /**
@@ -35,7 +24,7 @@ import org.springframework.stereotype.Component;
  * that died (and no shard that restarted) keeps keys locked: the primary participant (the first in the
  * transaction's participant list) holds the decision. Here as primary, the transaction is aborted unless already
  * decided; elsewhere the primary is asked ({@code POST /v1/tx/{id}/resolve}, which records an abort if it has no
- * decision) and its answer is applied. An unreachable primary is asked again at the next round.
+ * decision; through {@link PeerLink}) and its answer is applied. An unreachable primary is asked again at the next round.
  */
 @Component
 public class Resolver {
@@ -43,17 +32,16 @@ public class Resolver {
 
     private final Shard shard;
     private final LedgerProperties.Cluster cluster;
-    private final ObjectMapper json;
-    private final HttpClient http;
+    private final PeerLink peers;
     private final ScheduledExecutorService timer;
     private final Counter committed;
     private final Counter aborted;
     private final Counter failures;
 
-    public Resolver(Shard shard, LedgerProperties props, ObjectMapper json, Environment env, MeterRegistry registry) {
+    public Resolver(Shard shard, LedgerProperties props, PeerLink peers, MeterRegistry registry) {
         this.shard = shard;
         this.cluster = props.cluster();
-        this.json = json;
+        this.peers = peers;
         if (!cluster.peers().isEmpty() && cluster.peers().size() != cluster.shards()) {
             throw new IllegalStateException("glassledger.cluster.peers lists " + cluster.peers().size()
                     + " URLs for " + cluster.shards() + " shards");
@@ -62,13 +50,6 @@ public class Resolver {
             throw new IllegalStateException("glassledger.shard " + props.shard() + " is outside the shard map of "
                     + cluster.shards() + " shards");
         }
-        String pin = !cluster.peerPin().isBlank() ? cluster.peerPin() : env.getProperty("glassledger.tls.fingerprint");
-        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
-                .version(HttpClient.Version.HTTP_1_1);
-        if (pin != null && !pin.isBlank()) {
-            b.sslContext(PinnedTrustManager.sslContext(pin));
-        }
-        this.http = b.build();
         String s = Integer.toString(shard.number());
         committed = counter(registry, s, "committed");
         aborted = counter(registry, s, "aborted");
@@ -139,24 +120,11 @@ public class Resolver {
     }
 
     private TxState ask(int primary, Bytes id) throws Exception {
-        List<URI> peers = cluster.peers();
-        if (peers.isEmpty() || cluster.peerKey().isBlank()) {
-            throw new IllegalStateException("no glassledger.cluster.peers / peer-key to reach primary shard "
-                    + primary);
+        try {
+            return peers.resolve(primary, id).get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception c ? c : e;
         }
-        URI uri = URI.create(peers.get(primary).toString().replaceAll("/+$", "") + "/v1/tx/" + id.hex()
-                + "/resolve");
-        HttpRequest req = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
-                .header("Authorization", "Bearer " + cluster.peerKey())
-                .header(Wire.SHARD_MAP_HEADER, Long.toString(cluster.mapVersion()))
-                .header("Accept", "application/json").POST(HttpRequest.BodyPublishers.noBody()).build();
-        HttpResponse<byte[]> resp = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
-        if (resp.statusCode() != 200) {
-            throw new IllegalStateException("primary shard " + primary + " answered HTTP " + resp.statusCode() + ": "
-                    + new String(resp.body(), java.nio.charset.StandardCharsets.UTF_8));
-        }
-        Dto.TxStateDto dto = json.readValue(resp.body(), Dto.TxStateDto.class);
-        return TxState.valueOf(dto.state());
     }
 
     @PreDestroy
