@@ -61,6 +61,11 @@ class AuditorContract {
         api.getPaths().forEach((path, item) -> item.readOperationsMap().forEach((method, op) -> {
             OpenApiContract.jsonSuccess(op);
             boolean body = op.getRequestBody() != null;
+            if (path.equals("/v1/gossip")) {
+                OpenApiContract.problem(op, 401, "unauthenticated, bad_gossip_signature or stale_gossip: not signed "
+                        + "now by a peer's auditor key");
+                OpenApiContract.problem(op, 403, "unknown_peer: the key is not one of this auditor's peer-keys");
+            }
             if (path.equals("/v1/audit")) {
                 answers(op);
                 OpenApiContract.problem(op, 409, "fork or inconsistent: the digest is not on the auditor's history");

@@ -25,8 +25,12 @@ public final class SignedGossip {
     /** Longest sender name accepted. */
     public static final int MAX_FROM_CHARS = 256;
 
-    /** The body of {@code POST /v1/gossip} and of its answer. {@code key} and {@code signature} are hex. */
-    public record Message(String from, String key, long sentAt, List<Dto.SignedHeadDto> heads, String signature) {
+    /**
+     * The body of {@code POST /v1/gossip} and of its answer. {@code key} and {@code signature} are hex. Every field
+     * is nullable on the wire, so that an unsigned message (the old shape: {@code from} and {@code heads} only) is
+     * read and refused as unsigned, not as unreadable.
+     */
+    public record Message(String from, String key, Long sentAt, List<Dto.SignedHeadDto> heads, String signature) {
     }
 
     private SignedGossip() {
@@ -52,6 +56,9 @@ public final class SignedGossip {
         }
         if (m.from() == null || m.from().length() > MAX_FROM_CHARS) {
             throw new Wire.BadWireException("from", "missing or over " + MAX_FROM_CHARS + " characters");
+        }
+        if (m.sentAt() == null) {
+            throw new Wire.BadWireException("sentAt", "missing");
         }
         Bytes key = Wire.hex("key", m.key(), Ed25519.PUBLIC_KEY_BYTES);
         Bytes sig = Wire.hex("signature", m.signature(), Ed25519.SIGNATURE_BYTES);
