@@ -351,16 +351,28 @@ final class ShardAuditor implements AutoCloseable {
      * record to the shard's signature. Anyone can check either ({@code ledger-cli evidence}).
      */
     private void sameBlockHead(long block, Map<String, Object> ev) {
-        try {
-            SignedHead h = Wire.signedHead("head", http.get("/v1/head?block=" + block, Dto.SignedHeadDto.class));
-            h.verify(serverKey);
-            ev.put("shardSignedHead", Wire.signedHead(h));
-        } catch (IOException | RuntimeException | VerificationException e) {
-            ev.put("shardSignedHeadError", e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        // Evidence is worth a retry: a transport failure (seen once: a request timed out right after the shard
+        // restarted) would leave a violation that the file alone cannot prove. A refusal is final.
+        for (int attempt = 1; attempt <= EVIDENCE_ATTEMPTS; attempt++) {
+            try {
+                SignedHead h = Wire.signedHead("head", http.get("/v1/head?block=" + block, Dto.SignedHeadDto.class));
+                h.verify(serverKey);
+                ev.put("shardSignedHead", Wire.signedHead(h));
+                ev.remove("shardSignedHeadError");
+                return;
+            } catch (ShardHttp.Refused | RuntimeException | VerificationException e) {
+                ev.put("shardSignedHeadError", e.toString());
+                return;
+            } catch (IOException e) {
+                ev.put("shardSignedHeadError", e.toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
+
+    private static final int EVIDENCE_ATTEMPTS = 3;
 
     /**
      * The block as the shard served it, and the shard's signed head for that block, so that the block's record can
