@@ -61,6 +61,13 @@ class RouteFilter implements WebFilter {
             return refuse(exchange, CanonicalPath.PROBLEM_CODE, HttpStatus.BAD_REQUEST, "the request path has "
                     + bad.get() + "; only canonical paths are served");
         }
+        if (exchange.getRequest().getHeaders().containsKey(org.springframework.http.HttpHeaders.CONTENT_TYPE)
+                && !json(exchange)) {
+            // Refused before anything reads the body: a multipart body without its boundary left the request
+            // unanswered (found by schemathesis), and every body this auditor takes is JSON.
+            return refuse(exchange, "unsupported_media_type", HttpStatus.UNSUPPORTED_MEDIA_TYPE, "the request body "
+                    + "must be application/json");
+        }
         List<HandlerMapping> mappings = dispatcher.getObject().getHandlerMappings();
         // Either whether the handler is declared, or a mapping's refusal (405, 415), kept to be answered here.
         Mono<Object> decision = Flux.fromIterable(mappings == null ? List.<HandlerMapping>of() : mappings)
@@ -79,6 +86,15 @@ class RouteFilter implements WebFilter {
                     return refuse(exchange, "not_found", HttpStatus.NOT_FOUND, "no route "
                             + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath().value());
                 });
+    }
+
+    private static boolean json(ServerWebExchange exchange) {
+        try {
+            MediaType t = exchange.getRequest().getHeaders().getContentType();
+            return t == null || MediaType.APPLICATION_JSON.isCompatibleWith(t) || t.getSubtype().endsWith("+json");
+        } catch (org.springframework.http.InvalidMediaTypeException e) {
+            return false;
+        }
     }
 
     private boolean declared(HandlerMapping mapping, Object handler, ServerWebExchange exchange) {
