@@ -2,7 +2,6 @@ package io.glassledger.auditor;
 
 import io.glassledger.api.contract.OpenApiContract;
 import io.glassledger.api.contract.StrictJson;
-import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;
 import io.swagger.v3.oas.models.media.Content;
@@ -51,14 +50,7 @@ class AuditorContract {
     }
 
     static void apply(OpenAPI api) {
-        if (api.getComponents() == null) {
-            api.setComponents(new Components());
-        }
-        OpenApiContract.applyShapes(api.getComponents());
-        if (api.getPaths() == null) {
-            return;
-        }
-        api.getPaths().forEach((path, item) -> item.readOperationsMap().forEach((method, op) -> {
+        OpenApiContract.apply(api, (path, method, op) -> {
             OpenApiContract.jsonSuccess(op);
             boolean body = op.getRequestBody() != null;
             if (path.equals("/v1/gossip")) {
@@ -76,7 +68,7 @@ class AuditorContract {
                 OpenApiContract.problem(op, 413, "too_large: the body is over the limit");
                 OpenApiContract.problem(op, 415, "unsupported_media_type: the body is not application/json");
             }
-        }));
+        });
     }
 
     /** 200 consistent and 202 pending, as {@link AuditController#audit} writes them. */

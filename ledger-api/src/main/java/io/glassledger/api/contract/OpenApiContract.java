@@ -51,6 +51,25 @@ public final class OpenApiContract {
     }
 
     /** Adds the Problem schema and applies required fields, nullability and rules to the bodies present. */
+    /** What a service adds to each operation of its document. */
+    @FunctionalInterface
+    public interface OperationRule {
+        void apply(String path, io.swagger.v3.oas.models.PathItem.HttpMethod method, Operation op);
+    }
+
+    /** Adds the bodies' shapes to {@code api}'s components, then applies {@code rule} to every operation. */
+    public static void apply(io.swagger.v3.oas.models.OpenAPI api, OperationRule rule) {
+        if (api.getComponents() == null) {
+            api.setComponents(new Components());
+        }
+        applyShapes(api.getComponents());
+        if (api.getPaths() == null) {
+            return;
+        }
+        api.getPaths().forEach((path, item) -> item.readOperationsMap()
+                .forEach((method, op) -> rule.apply(path, method, op)));
+    }
+
     public static void applyShapes(Components components) {
         @SuppressWarnings("rawtypes")
         Map<String, Schema> schemas = components.getSchemas();

@@ -3,7 +3,6 @@ package io.glassledger.server.api;
 import io.glassledger.api.OpenApiShapes;
 import io.glassledger.api.contract.OpenApiContract;
 import io.glassledger.api.contract.StrictJson;
-import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;
 import io.swagger.v3.oas.models.PathItem;
@@ -54,15 +53,7 @@ class ApiContract {
     }
 
     static void apply(OpenAPI api) {
-        if (api.getComponents() == null) {
-            api.setComponents(new Components());
-        }
-        OpenApiContract.applyShapes(api.getComponents());
-        if (api.getPaths() == null) {
-            return;
-        }
-        api.getPaths().forEach((path, item) -> item.readOperationsMap()
-                .forEach((method, op) -> operation(method + " " + path, method, op)));
+        OpenApiContract.apply(api, (path, method, op) -> operation(method + " " + path, method, op));
     }
 
     private static void operation(String id, PathItem.HttpMethod method, Operation op) {
