@@ -68,6 +68,7 @@ class AuditorContract {
                 OpenApiContract.problem(op, 413, "too_large: the body is over the limit");
                 OpenApiContract.problem(op, 415, "unsupported_media_type: the body is not application/json");
             }
+            OpenApiContract.transportRefusals(op);
         });
     }
 

@@ -55,7 +55,7 @@ final class ShardAuditor implements AutoCloseable {
     private final ObjectMapper json;
     private final Violations violations;
     private RocksDbNodeStore store;
-    private Ledger ledger;
+    private volatile Ledger ledger;
     private volatile Bytes serverKey;
     private volatile SignedHead lastHead;
     private volatile long serverHead = -1;
@@ -73,6 +73,8 @@ final class ShardAuditor implements AutoCloseable {
     private long rounds;
     /** The catch-up a client's audit started, shared by the audits that arrive while it runs. */
     private final Object catchUpLock = new Object();
+    /** Held for a whole poll round (network calls included): rounds never overlap. */
+    private final Object pollLock = new Object();
     private java.util.concurrent.CompletableFuture<Void> catchUp;
     private long lastCatchUpNanos;
 
@@ -118,8 +120,19 @@ final class ShardAuditor implements AutoCloseable {
         }
     }
 
-    /** One round: the shard's signed head, every block up to it re-executed, and the head's digest compared. */
-    synchronized void poll() {
+    /**
+     * One round: the shard's signed head, every block up to it re-executed, and the head's digest compared.
+     * Rounds run one at a time ({@code pollLock}); this object's monitor guards only the audited state (the ledger
+     * as blocks are applied, violations, a peer's pending head), never a network call of the round, so a client's
+     * audit or a peer's gossip is answered from the state as it is, however slow the shard is to answer a round.
+     */
+    void poll() {
+        synchronized (pollLock) {
+            pollRound();
+        }
+    }
+
+    private void pollRound() {
         if (halted != null) {
             return;
         }
@@ -142,10 +155,13 @@ final class ShardAuditor implements AutoCloseable {
                 lastHead = head;
                 saveState();
             }
-            SignedHead pending = pendingPeerHead;
-            if (halted == null && pending != null && pending.digest().blockNo() <= ledger.head().block().number()) {
-                pendingPeerHead = null;
-                compareWithPeer(pending, pendingPeerFrom);
+            synchronized (this) {
+                SignedHead pending = pendingPeerHead;
+                if (halted == null && pending != null
+                        && pending.digest().blockNo() <= ledger.head().block().number()) {
+                    pendingPeerHead = null;
+                    compareWithPeer(pending, pendingPeerFrom);
+                }
             }
             if (halted == null && ++rounds % spotCheckEvery == 0) {
                 spotCheck();
@@ -190,11 +206,15 @@ final class ShardAuditor implements AutoCloseable {
         if (ledger != null) {
             return;
         }
-        store = new RocksDbNodeStore(dir.resolve("ledger"), true, 64L << 20);
-        if (store.blockCount() > 0) {
-            ledger = Ledger.open(store, 64L << 20);
-            recent = RecentTxIds.rebuild(ledger, limits.replayWindow().toMillis());
-            return;
+        RocksDbNodeStore opened = new RocksDbNodeStore(dir.resolve("ledger"), true, 64L << 20);
+        synchronized (this) {
+            store = opened;
+            if (store.blockCount() > 0) {
+                Ledger l = Ledger.open(store, 64L << 20);
+                recent = RecentTxIds.rebuild(l, limits.replayWindow().toMillis());
+                ledger = l;
+                return;
+            }
         }
         // The shard's genesis block fixes the format and tree parameters; the auditor makes its own and compares.
         Dto.BlockDto g = http.get("/v1/blocks/0", Dto.BlockDto.class);
@@ -204,11 +224,14 @@ final class ShardAuditor implements AutoCloseable {
             throw new IllegalStateException("shard " + shard + " has a genesis block of an unknown format: "
                     + theirs.meta().keySet());
         }
-        ledger = Ledger.openOrCreate(store, TreeParams.decode(tree.toByteArray()), theirs.timestamp(), 64L << 20);
-        if (!ledger.block(0).hash().equals(theirs.hash())) {
+        Ledger l = Ledger.openOrCreate(store, TreeParams.decode(tree.toByteArray()), theirs.timestamp(), 64L << 20);
+        if (!l.block(0).hash().equals(theirs.hash())) {
             throw new IllegalStateException("shard " + shard + "'s genesis block is not one this auditor can rebuild");
         }
-        recent = new RecentTxIds(limits.replayWindow().toMillis());
+        synchronized (this) {
+            recent = new RecentTxIds(limits.replayWindow().toMillis());
+            ledger = l;
+        }
     }
 
     /**
@@ -277,7 +300,12 @@ final class ShardAuditor implements AutoCloseable {
         if (!fixedKeys && txs.stream().anyMatch(t -> !registered.containsKey(t.tx().clientKey()))) {
             refreshRegistrations();  // a key registered since the last block
         }
-        BlockAudit.Outcome o = BlockAudit.replay(ledger, shard, theirs, txs, registered::containsKey, recent);
+        BlockAudit.Outcome o;
+        Digest d;
+        synchronized (this) {  // the ledger changes here only, under the monitor that answers read
+            o = BlockAudit.replay(ledger, shard, theirs, txs, registered::containsKey, recent);
+            d = ledger.digest();
+        }
         if (!o.ok()) {
             Map<String, Object> ev = blockEvidence(dto);
             if (o.mine() != null) {
@@ -288,7 +316,6 @@ final class ShardAuditor implements AutoCloseable {
             violation(n, o.kind(), o.detail(), ev);
             return;
         }
-        Digest d = ledger.digest();
         if (dto.digest() != null && !d.equals(Wire.digest("digest", dto.digest()))) {
             Map<String, Object> ev = blockEvidence(dto);
             ev.put("auditorDigest", Wire.digest(d));
@@ -540,7 +567,7 @@ final class ShardAuditor implements AutoCloseable {
     }
 
     /** Records the first violation only: after it the audit is halted, and later ones are its consequences. */
-    private void violation(long block, String kind, String detail, Map<String, Object> evidence) {
+    private synchronized void violation(long block, String kind, String detail, Map<String, Object> evidence) {
         if (halted != null) {
             return;
         }
@@ -614,9 +641,13 @@ final class ShardAuditor implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        if (store != null) {
-            store.close();
+    public void close() {
+        synchronized (pollLock) {  // not in the middle of a round
+            synchronized (this) {
+                if (store != null) {
+                    store.close();
+                }
+            }
         }
     }
 }

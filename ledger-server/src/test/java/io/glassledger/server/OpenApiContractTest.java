@@ -115,6 +115,10 @@ class OpenApiContractTest {
                     assertEquals("#/components/schemas/Problem", rs.get(s).get("content").get("application/problem+json")
                             .get("schema").get("$ref").asText(), id + " " + s);
                 }
+                for (String s : List.of("414", "431")) {
+                    assertTrue(rs.has(s), id + " declares " + s);
+                    assertFalse(rs.get(s).has("content"), id + " " + s + " has no body");
+                }
                 List<String> codes = new ArrayList<>();
                 rs.fieldNames().forEachRemaining(codes::add);
                 assertTrue(codes.stream().anyMatch(c -> c.startsWith("2")), id + " has a success response");
@@ -132,6 +136,35 @@ class OpenApiContractTest {
         assertTrue(paths.get("/v1/blocks/{number}").get("get").get("responses").has("404"));
         JsonNode problem = doc.get("components").get("schemas").get("Problem");
         assertEquals(Set.of("type", "title", "status", "code", "retryable"), strings(problem.get("required")));
+    }
+
+    /**
+     * The HTTP layer's own refusals, as docs/API.md "Errors" and the document declare them: 414 for a request line
+     * over 4 KiB, 431 for header fields over 8 KiB, 400 for a header that does not parse; no body, the connection
+     * closed, and the next connection served (schemathesis, seed 12804, met an undeclared 414).
+     */
+    @Test
+    void aRequestHttpCannotTake_isRefusedByStatusAlone_andTheConnectionClosed() throws Exception {
+        int port = java.net.URI.create(server.url()).getPort();
+        String longQuery = "/v1/proofs/append-only?from=0&to=1&x=" + "a".repeat(5000);
+        try (RawHttps raw = new RawHttps(port, server.fingerprint())) {
+            RawHttps.Response r = raw.send("GET", longQuery, client, null);
+            assertEquals(414, r.status());
+            assertEquals("", r.text());
+            assertEquals(1, raw.connections);
+            assertEquals(200, raw.send("GET", "/v1/head", client, null).status(), "served on a new connection");
+            assertEquals(2, raw.connections, "the refused connection was closed");
+        }
+        try (RawHttps raw = new RawHttps(port, server.fingerprint())) {
+            RawHttps.Response r = raw.sendWithHeader("GET", "/v1/head", client, "X-Big: " + "b".repeat(9000));
+            assertEquals(431, r.status());
+            assertEquals("", r.text());
+            r = raw.sendWithHeader("GET", "/v1/head", client, "X-Null: a\u0000b");
+            assertEquals(400, r.status());
+            assertEquals("", r.text());
+            assertEquals(200, raw.send("GET", "/v1/head", client, null).status());
+            assertEquals(3, raw.connections, "each refused connection was closed");
+        }
     }
 
     @Test

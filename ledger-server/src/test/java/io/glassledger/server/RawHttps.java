@@ -39,6 +39,16 @@ final class RawHttps implements AutoCloseable {
     }
 
     Response send(String method, String target, String apiKey, String body) throws IOException {
+        return sendWithHeader(method, target, apiKey, body, null);
+    }
+
+    /** A bodiless request with one extra raw header line (sent as given, for malformed headers). */
+    Response sendWithHeader(String method, String target, String apiKey, String header) throws IOException {
+        return sendWithHeader(method, target, apiKey, null, header);
+    }
+
+    private Response sendWithHeader(String method, String target, String apiKey, String body, String header)
+            throws IOException {
         byte[] b = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
         StringBuilder head = new StringBuilder(method).append(' ').append(target).append(" HTTP/1.1\r\n")
                 .append("Host: 127.0.0.1:").append(port).append("\r\n");
@@ -47,6 +57,9 @@ final class RawHttps implements AutoCloseable {
         }
         if (body != null) {
             head.append("Content-Type: application/json\r\n");
+        }
+        if (header != null) {
+            head.append(header).append("\r\n");
         }
         head.append("Content-Length: ").append(b.length).append("\r\n\r\n");
         for (int attempt = 0; ; attempt++) {

@@ -165,6 +165,20 @@ public final class OpenApiContract {
                         new MediaType().schema(new Schema<>().$ref("#/components/schemas/" + PROBLEM)))));
     }
 
+    /**
+     * The refusals of the HTTP layer itself, before any route runs: a request line over 4 KiB ({@code 414}) or
+     * header fields over 8 KiB ({@code 431}) (Reactor Netty's limits, {@code server.netty.max-initial-line-length}
+     * and {@code server.max-http-request-header-size}). They carry no body and close the connection.
+     */
+    public static void transportRefusals(Operation op) {
+        ApiResponses rs = op.getResponses() == null ? new ApiResponses() : op.getResponses();
+        op.setResponses(rs);
+        rs.computeIfAbsent("414", k -> new ApiResponse().description("the request line (path and query) is over "
+                + "4 KiB: refused by the HTTP layer with no body, and the connection closed"));
+        rs.computeIfAbsent("431", k -> new ApiResponse().description("the header fields are over 8 KiB: refused by "
+                + "the HTTP layer with no body, and the connection closed"));
+    }
+
     /** Success bodies are {@code application/json}, not springdoc's {@code * / *}. */
     public static void jsonSuccess(Operation op) {
         if (op.getResponses() == null) {

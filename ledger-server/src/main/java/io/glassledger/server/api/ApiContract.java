@@ -96,5 +96,6 @@ class ApiContract {
             OpenApiContract.problem(op, 421, "wrong_shard: a key or transaction of another shard");
         }
         OpenApiContract.problem(op, 503, "overloaded, unavailable or not_persisted (with Retry-After): try again");
+        OpenApiContract.transportRefusals(op);
     }
 }
