@@ -165,6 +165,10 @@ class LedgerCliTest {
         assertTrue(j.get("more").asBoolean(), out);
         assertTrue(j.get("valuesVerified").asBoolean());
         assertFalse(j.get("completenessVerified").asBoolean());
+        // A long value is shown by its start in a listing.
+        assertEquals(0, run("put", "scan/long", "x".repeat(5000)), err);
+        assertEquals(0, run("scan", "scan/l", "scan/m"), err);
+        assertTrue(out.startsWith("scan/long = " + "x".repeat(100) + "... (5000 bytes; get KEY --out FILE"), out);
         assertEquals(2, run("scan", "a", "b", "c"));
         assertEquals(2, run("scan", "--limit", "0"));
     }

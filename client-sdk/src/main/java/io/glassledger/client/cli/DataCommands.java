@@ -194,7 +194,7 @@ final class DataCommands {
                 m.put("block", i.block());
                 rows.add(m);
                 if (!cx.json) {
-                    cx.out.println(m.get("key") + " = " + m.get("value"));
+                    cx.out.println(m.get("key") + " = " + preview((String) m.get("value"), p.value().length()));
                 }
             }
             if (cx.json) {
@@ -298,6 +298,14 @@ final class DataCommands {
             return Exit.OK;
         }
     }
+
+    /** A listing shows the start of a long value; {@code get KEY --out FILE} has all of it. */
+    static String preview(String shown, int bytes) {
+        return shown.length() <= PREVIEW_CHARS ? shown : shown.substring(0, PREVIEW_CHARS) + "... (" + bytes
+                + " bytes; get KEY --out FILE for all of it)";
+    }
+
+    static final int PREVIEW_CHARS = 100;
 
     private static byte[] key(String k) {
         byte[] b = k.getBytes(StandardCharsets.UTF_8);
