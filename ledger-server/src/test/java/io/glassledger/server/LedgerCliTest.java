@@ -222,6 +222,17 @@ class LedgerCliTest {
                 server.fingerprint(), "--api-key", server.apiKey("auditor"), "--key-file",
                 dir.resolve("aud.key").toString(), "--state", dir.resolve("aud.json").toString(), "put", "k", "v"));
         assertTrue(err.contains("forbidden (HTTP 403)"), err);
+        // With --json the problem is also data on stdout.
+        assertEquals(5, cli(Map.of(), InputStream.nullInputStream(), "--json", "--url", server.url(), "--pin",
+                server.fingerprint(), "--api-key", "gl_not-a-key", "--key-file", dir.resolve("x.key").toString(),
+                "--state", dir.resolve("x.json").toString(), "digest"));
+        try {
+            JsonNode j = JSON.readTree(out);
+            assertEquals("unauthenticated", j.get("error").asText(), out);
+            assertEquals(401, j.get("status").asInt(), out);
+        } catch (IOException e) {
+            throw new AssertionError(out, e);
+        }
     }
 
     @Test

@@ -50,11 +50,20 @@ final class Failures {
             cx.err.println("error: " + e.getMessage() + (e.getCause() == null ? "" : ": " + e.getCause().getMessage()));
             return Exit.FAILED;
         }
-        cx.err.println("error: " + t.getMessage());
+        cx.err.println("error: " + (t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName()));
         return Exit.FAILED;
     }
 
     private int refusalOrTransport(GlassLedgerException e) {
+        if (cx.json) {
+            // Scripts get the problem as data on stdout; the words below still go to stderr.
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("error", e.code());
+            m.put("status", e.status());
+            m.put("retryable", e.retryable());
+            m.put("detail", e.detail());
+            cx.printJson(m);
+        }
         if (e.status() > 0) {
             cx.err.println("refused by the server: " + e.code() + " (HTTP " + e.status() + "): " + e.detail());
             String hint = switch (e.code()) {
@@ -62,7 +71,13 @@ final class Failures {
                         + "GLASSLEDGER_API_KEY (an admin lists the keys with: ledger-cli admin list-keys)";
                 case "forbidden" -> "this API key's role may not do that (roles: docs/API.md, \"Authentication and "
                         + "roles\")";
-                default -> null;
+                case "wrong_client_key" -> "sign with the key file registered for this identity (--key-file), or use "
+                        + "an identity of your own (an admin: ledger-cli admin create-key NAME --role client)";
+                case "stale_shard_map", "wrong_shard" -> "the cluster's shard map changed: use its current "
+                        + "cluster.properties (--cluster)";
+                case "too_large", "response_too_large" -> "ask for less: a smaller value, fewer keys or items";
+                default -> e.retryable() ? "retryable: try again" + (e.retryAfter() == null ? " shortly"
+                        : " in " + e.retryAfter().toSeconds() + " s") : null;
             };
             if (hint != null) {
                 cx.err.println("  " + hint);
