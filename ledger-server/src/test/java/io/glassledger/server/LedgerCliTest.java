@@ -302,6 +302,14 @@ class LedgerCliTest {
             dir.resolve("alice.key").toString(), "--state", dir.resolve("alice.json").toString()};
         assertEquals(0, cli(Map.of(), InputStream.nullInputStream(), with(alice, "put", "alice/k", "hers")), err);
 
+        // Another identity may not use alice's signing key: key_in_use, with what to do.
+        assertEquals(0, cli(Map.of(), InputStream.nullInputStream(), with(admin, "admin", "create-key", "carol",
+                "--role", "client")), err);
+        assertEquals(5, cli(Map.of(), InputStream.nullInputStream(), "--url", server.url(), "--pin",
+                server.fingerprint(), "--api-key", out.trim(), "--key-file", dir.resolve("alice.key").toString(),
+                "--state", dir.resolve("carol.json").toString(), "get", "alice/k"));
+        assertTrue(err.contains("key_in_use (HTTP 409)") && err.contains("key file of its own"), err);
+
         assertEquals(0, cli(Map.of(), InputStream.nullInputStream(), with(admin, "--json", "admin", "list-keys")), err);
         JsonNode list = JSON.readTree(out);
         JsonNode row = null;

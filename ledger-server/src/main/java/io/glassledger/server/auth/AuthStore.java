@@ -280,7 +280,8 @@ public class AuthStore {
     public static final class KeyInUseException extends RuntimeException {
         KeyInUseException(String owner) {
             // The owner's name is not secret to an admin, but a client learns only that the key is taken.
-            super("this Ed25519 public key is registered for another identity");
+            super("this Ed25519 public key is registered for another identity, and a key speaks for one identity "
+                    + "only: give this identity a key file of its own (--key-file, or a new SigningKey in the SDK)");
             this.owner = owner;
         }
 
