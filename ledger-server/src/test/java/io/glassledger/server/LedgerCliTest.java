@@ -332,9 +332,9 @@ class LedgerCliTest {
                 row.get("keyId").asText())));
         assertTrue(err.contains("unknown_api_key"), err);
 
-        // The identity's signing key stays registered (auditors check old signatures against it).
-        assertEquals(0, cli(Map.of(), InputStream.nullInputStream(), with(admin, "--json", "admin", "list-keys")));
-        assertTrue(out.contains("default"), out);
+        // The identity's signing key stays registered (auditors check old signatures against it: GET /v1/clients).
+        assertEquals(row.get("publicKey").asText(),
+                server.bean(io.glassledger.server.auth.AuthStore.class).clientKeys().get("alice").hex());
         assertEquals(2, cli(Map.of(), InputStream.nullInputStream(), with(admin, "admin", "create-key", "bob",
                 "--role", "superuser")));
         // A client key may not administer.
