@@ -19,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -160,20 +159,18 @@ final class DataCommands {
         try (GlassLedgerClient c = cx.connect()) {
             record Item(int shard, long block, Dto.ValueDto v, byte[] key) {
             }
-            List<Item> items = new ArrayList<>();
-            boolean more = false;
+            List<ScanMerge.Page<Item>> pages = new ArrayList<>();
             for (int shard = 0; shard < c.shards(); shard++) {
                 Dto.ScanResponse page = c.scanUnverified(shard, from, to, (int) limit, a.block());
-                more |= page.more();
+                List<Item> items = new ArrayList<>();
                 for (Dto.ValueDto v : page.items()) {
                     items.add(new Item(shard, page.block(), v, Base64.getDecoder().decode(v.key())));
                 }
+                pages.add(new ScanMerge.Page<>(items, page.more()));
             }
-            items.sort(Comparator.comparing(i -> Bytes.of(i.key())));
-            if (items.size() > limit) {
-                items = new ArrayList<>(items.subList(0, (int) limit));
-                more = true;
-            }
+            ScanMerge.Result<Item> merged = ScanMerge.merge(pages, (int) limit, i -> Bytes.of(i.key()));
+            List<Item> items = merged.items();
+            boolean more = merged.more();
             List<Map<String, Object>> rows = new ArrayList<>();
             for (Item i : items) {
                 ValueProof p = c.getProof(i.key(), i.block());
@@ -205,7 +202,8 @@ final class DataCommands {
                 m.put("completenessVerified", false);
                 cx.printJson(m);
             } else {
-                cx.out.println(items.size() + " key(s)" + (more ? ", more after the last (scan again from it)" : "")
+                cx.out.println(items.size() + " key(s)" + (more ? "; there are more: scan again from the last key "
+                        + "shown (listed again)" : "")
                         + "; each value verified by a keys proof; that no key is missing is not provable "
                         + "(the API has no range proof)");
             }
