@@ -113,7 +113,8 @@ final class Api {
                                 + r.uri().getPath() + ": " + t.getMessage());
                     }
                 }
-                throw GlassLedgerException.transport(r.method() + " " + r.uri().getPath() + ": " + c, c);
+                // The whole URI: a refusal to connect must name the server it tried.
+                throw GlassLedgerException.transport(r.method() + " " + r.uri() + ": " + c, c);
             }
             return decode(r, resp, type);
         });

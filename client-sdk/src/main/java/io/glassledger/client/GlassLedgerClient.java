@@ -338,6 +338,20 @@ public final class GlassLedgerClient implements AutoCloseable {
                 .thenCompose(p -> link.proofs.withTrusted(p, before)));
     }
 
+    /**
+     * One page of {@code POST /v1/scan} on {@code shard}: live keys in {@code [from, to)} (null: unbounded) in the
+     * state of {@code atBlock} (null: the latest persisted block), at most {@code limit}. <b>Not verified:</b> the API
+     * has no proof of a range; a caller that needs the values proven asks {@link #getProof} for each key at the
+     * page's block (what {@code ledger-cli scan} does), which proves each value but not that no key is missing.
+     */
+    public io.glassledger.api.Dto.ScanResponse scanUnverified(int shard, byte[] from, byte[] to, int limit,
+                                                              Long atBlock) {
+        java.util.Base64.Encoder b64 = java.util.Base64.getEncoder();
+        return Violations.join(shardLink(shard).api.post("/v1/scan", new io.glassledger.api.Dto.ScanRequest(
+                from == null ? null : b64.encodeToString(from), to == null ? null : b64.encodeToString(to), limit,
+                atBlock), io.glassledger.api.Dto.ScanResponse.class));
+    }
+
     /** The last {@code n} versions of {@code key}, newest first (a deletion has a null value), proven. */
     public List<Version> history(byte[] key, int n) {
         return Violations.join(historyAsync(key, n));

@@ -146,6 +146,18 @@ public final class Dto {
     public record ApiKeyRequest(String clientId, String role) {
     }
 
-    public record ApiKeyResponse(String clientId, String role, String apiKey) {
+    /** The new key (shown once) and the id it is listed and revoked by. */
+    public record ApiKeyResponse(String clientId, String role, String apiKey, String keyId) {
+    }
+
+    /**
+     * An API key as {@code GET /v1/admin/api-keys} lists it: never the key itself, only its id (the first 16 hex digits
+     * of its SHA-256), its identity and role, and the Ed25519 key that identity registered (null if none yet).
+     */
+    public record ApiKeyDto(String keyId, String clientId, String role, String publicKey) {
+    }
+
+    /** {@code POST /v1/admin/api-keys/revoke} (admin). */
+    public record RevokeKeyRequest(String keyId) {
     }
 }

@@ -20,6 +20,8 @@ public final class OpenApiShapes {
     public static final String HEX16 = "^[0-9a-f]{32}$";
     public static final String SIGNATURE = "^[0-9a-f]{128}$";
     public static final String CLIENT_ID = "^[A-Za-z0-9._-]{1,64}$";
+    /** An API key's id: the first 16 hex digits of its SHA-256. */
+    public static final String KEY_ID = "^[0-9a-f]{16}$";
 
     /** A constraint on one property: a pattern (of the string, or of each item of an array), a minimum, an enum. */
     public record Rule(String pattern, Long minimum, java.util.List<String> values) {
@@ -48,6 +50,7 @@ public final class OpenApiShapes {
             Map.entry("ProofBatchRequest", Set.of("items")),
             Map.entry("RegisterKeyRequest", Set.of("publicKey")),
             Map.entry("ApiKeyRequest", Set.of("clientId", "role")),
+            Map.entry("RevokeKeyRequest", Set.of("keyId")),
             Map.entry("AuditRequest", Set.of("shard", "block", "hash")));
 
     /** Response bodies (every property required) and the properties that may be null. */
@@ -70,7 +73,8 @@ public final class OpenApiShapes {
             Map.entry("BlockDto", Set.of()),
             Map.entry("ClientKeyDto", Set.of()),
             Map.entry("ClientDto", Set.of("role")),
-            Map.entry("ApiKeyResponse", Set.of()));
+            Map.entry("ApiKeyResponse", Set.of()),
+            Map.entry("ApiKeyDto", Set.of("publicKey")));
 
     /** Nullable properties of request bodies (absent or null mean the same). */
     public static final Map<String, Set<String>> NULLABLE_IN_REQUESTS = Map.of("AuditRequest", Set.of("signedHead"));
@@ -140,7 +144,13 @@ public final class OpenApiShapes {
             Map.entry("ApiKeyRequest.clientId", Rule.pattern(CLIENT_ID)),
             Map.entry("ApiKeyRequest.role", Rule.oneOf("client", "auditor", "admin", "peer")),
             Map.entry("ApiKeyResponse.clientId", Rule.pattern(CLIENT_ID)),
-            Map.entry("ApiKeyResponse.role", Rule.oneOf("client", "auditor", "admin", "peer")));
+            Map.entry("ApiKeyResponse.role", Rule.oneOf("client", "auditor", "admin", "peer")),
+            Map.entry("ApiKeyResponse.keyId", Rule.pattern(KEY_ID)),
+            Map.entry("ApiKeyDto.keyId", Rule.pattern(KEY_ID)),
+            Map.entry("ApiKeyDto.clientId", Rule.pattern(CLIENT_ID)),
+            Map.entry("ApiKeyDto.role", Rule.oneOf("client", "auditor", "admin", "peer")),
+            Map.entry("ApiKeyDto.publicKey", Rule.pattern(HEX32)),
+            Map.entry("RevokeKeyRequest.keyId", Rule.pattern(KEY_ID)));
 
     private OpenApiShapes() {
     }

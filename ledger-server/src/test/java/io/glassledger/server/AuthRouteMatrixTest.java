@@ -353,8 +353,8 @@ class AuthRouteMatrixTest {
 
     @Test
     void wrongMethod_isAnsweredOnlyAfterAuthentication() throws Exception {
-        assertProblem(http.send("GET", "/v1/admin/api-keys", null, null), 401, "unauthenticated");
-        assertEquals(405, http.send("GET", "/v1/admin/api-keys", KEYS.get("client"), null).status());
+        assertProblem(http.send("GET", "/v1/admin/api-keys/revoke", null, null), 401, "unauthenticated");
+        assertEquals(405, http.send("GET", "/v1/admin/api-keys/revoke", KEYS.get("client"), null).status());
     }
 
     @Test

@@ -127,7 +127,7 @@ class CliSharedStateForkTest {
 
         assertTrue(second.waitFor(60, TimeUnit.SECONDS));
         String secondOut = output(second);
-        assertEquals(1, second.exitValue(), secondOut);
+        assertEquals(3, second.exitValue(), secondOut);  // Exit.VIOLATION
         assertTrue(secondOut.contains("INTEGRITY VIOLATION (FORK)"), secondOut);
         assertEquals(afterFirst, TrustedState.load(state), "the file keeps the first process's trust");
     }

@@ -78,6 +78,28 @@ class ClientController {
         }
         Role role = Role.parse(req.role());
         String key = auth.newKey(req.clientId(), role);
-        return ResponseEntity.status(HttpStatus.CREATED).body(new Dto.ApiKeyResponse(req.clientId(), role.wire(), key));
+        return ResponseEntity.status(HttpStatus.CREATED).body(new Dto.ApiKeyResponse(req.clientId(), role.wire(), key,
+                AuthStore.keyId(key)));
+    }
+
+    /** Every API key by its id (never the key), with the Ed25519 key its identity registered. */
+    @Allow({Role.ADMIN})
+    @GetMapping("/admin/api-keys")
+    java.util.List<Dto.ApiKeyDto> apiKeys() {
+        return auth.apiKeys().stream().map(k -> new Dto.ApiKeyDto(k.keyId(), k.clientId(), k.role().wire(),
+                auth.clientKey(k.clientId()).map(Bytes::hex).orElse(null))).toList();
+    }
+
+    /** Revokes one API key; the identity's registered Ed25519 key stays (docs/API.md, Client keys). */
+    @Allow({Role.ADMIN})
+    @PostMapping("/admin/api-keys/revoke")
+    Dto.ApiKeyDto revoke(@RequestBody(required = false) Dto.RevokeKeyRequest body) {
+        Dto.RevokeKeyRequest req = requests.body(body);
+        if (req.keyId() == null || !req.keyId().matches("[0-9a-f]{16}")) {
+            throw ApiException.malformed("keyId: 16 lowercase hex digits, as GET /v1/admin/api-keys lists them");
+        }
+        AuthStore.ApiKeyInfo k = auth.revoke(req.keyId());
+        return new Dto.ApiKeyDto(k.keyId(), k.clientId(), k.role().wire(),
+                auth.clientKey(k.clientId()).map(Bytes::hex).orElse(null));
     }
 }

@@ -66,6 +66,12 @@ public final class Problems {
                 || t instanceof java.util.concurrent.RejectedExecutionException) {
             return new ApiException("unavailable", HttpStatus.SERVICE_UNAVAILABLE, "the shard is shutting down", true);
         }
+        if (t instanceof AuthStore.UnknownApiKeyException k) {
+            return new ApiException("unknown_api_key", HttpStatus.NOT_FOUND, k.getMessage());
+        }
+        if (t instanceof AuthStore.LastAdminKeyException k) {
+            return new ApiException("last_admin_key", HttpStatus.CONFLICT, k.getMessage());
+        }
         if (t instanceof AuthStore.KeyInUseException k) {
             return new ApiException("key_in_use", HttpStatus.CONFLICT, k.getMessage());
         }

@@ -145,6 +145,63 @@ public class AuthStore {
                 creds.toAbsolutePath(), keysFile.toAbsolutePath());
     }
 
+    /** An API key as listed: its id (the first 16 hex digits of its SHA-256), identity and role; never the key. */
+    public record ApiKeyInfo(String keyId, String clientId, Role role) {
+    }
+
+    /** The id an API key is listed and revoked by. */
+    public static String keyId(String apiKey) {
+        return hash(apiKey).substring(0, KEY_ID_HEX);
+    }
+
+    private static final int KEY_ID_HEX = 16;
+
+    /** Every API key (not the peer key, which is configuration), by identity then id. */
+    public List<ApiKeyInfo> apiKeys() {
+        List<ApiKeyInfo> out = new ArrayList<>();
+        keys.forEach((h, e) -> out.add(new ApiKeyInfo(h.substring(0, KEY_ID_HEX), e.clientId(), Role.parse(e.role()))));
+        out.sort(java.util.Comparator.comparing(ApiKeyInfo::clientId).thenComparing(ApiKeyInfo::keyId));
+        return out;
+    }
+
+    /**
+     * Revokes the API key with id {@code keyId}: it authenticates no more. The identity's registered Ed25519 key
+     * stays (auditors check the identity's old signatures against it, and no one else may register it).
+     *
+     * @throws UnknownApiKeyException no key has this id
+     * @throws LastAdminKeyException  it is the last admin key: revoking it would lock every admin out
+     */
+    public synchronized ApiKeyInfo revoke(String keyId) {
+        List<String> matches = keys.keySet().stream().filter(h -> h.startsWith(keyId)).toList();
+        if (keyId.length() != KEY_ID_HEX || matches.size() != 1) {
+            throw new UnknownApiKeyException(keyId);
+        }
+        String h = matches.get(0);
+        KeyEntry e = keys.get(h);
+        if (Role.parse(e.role()) == Role.ADMIN
+                && keys.values().stream().filter(k -> Role.parse(k.role()) == Role.ADMIN).count() == 1) {
+            throw new LastAdminKeyException();
+        }
+        keys.remove(h);
+        write(keysFile, new LinkedHashMap<>(keys));
+        LOG.info("API key {} of '{}' ({}) revoked", keyId, e.clientId(), e.role());
+        return new ApiKeyInfo(keyId, e.clientId(), Role.parse(e.role()));
+    }
+
+    /** No API key has this id. */
+    public static final class UnknownApiKeyException extends RuntimeException {
+        UnknownApiKeyException(String keyId) {
+            super("no API key has the id " + keyId + " (the ids are listed by GET /v1/admin/api-keys)");
+        }
+    }
+
+    /** The last admin key cannot be revoked. */
+    public static final class LastAdminKeyException extends RuntimeException {
+        LastAdminKeyException() {
+            super("this is the last admin API key: create another admin key first, then revoke this one");
+        }
+    }
+
     /** Makes a new API key for {@code clientId} with {@code role}; returns the key (shown once). */
     public synchronized String newKey(String clientId, Role role) {
         if (clientId == null || !clientId.matches("[A-Za-z0-9._-]{1,64}")) {
@@ -212,7 +269,10 @@ public class AuthStore {
     /** The identity already has another key: keys are not replaced silently. */
     public static final class KeyRegisteredException extends RuntimeException {
         KeyRegisteredException(String clientId) {
-            super("client " + clientId + " already registered a different Ed25519 key");
+            super("identity " + clientId + " already registered a different Ed25519 key, and an identity keeps its "
+                    + "one signing key for good (auditors check its old signatures against it). Sign with that "
+                    + "key's file, or have an admin create an API key for another identity (ledger-cli admin "
+                    + "create-key NAME --role client) and use it with a new key file");
         }
     }
 
@@ -220,7 +280,8 @@ public class AuthStore {
     public static final class KeyInUseException extends RuntimeException {
         KeyInUseException(String owner) {
             // The owner's name is not secret to an admin, but a client learns only that the key is taken.
-            super("this Ed25519 public key is registered for another identity");
+            super("this Ed25519 public key is registered for another identity, and a key speaks for one identity "
+                    + "only: give this identity a key file of its own (--key-file, or a new SigningKey in the SDK)");
             this.owner = owner;
         }
 

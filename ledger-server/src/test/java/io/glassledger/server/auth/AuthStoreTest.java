@@ -112,4 +112,46 @@ class AuthStoreTest {
         var e = assertThrows(IllegalStateException.class, () -> new AuthStore(props()));
         assertTrue(e.getMessage().contains("default, mallory") && e.getMessage().contains(hex), e.getMessage());
     }
+
+    @Test
+    void revoke_keyNoLongerAuthenticates_survivesRestart_identityKeepsItsSigningKey() throws Exception {
+        AuthStore store = new AuthStore(props());
+        Map<String, String> creds = credentials();
+        var signing = SigningKey.generate().publicKey();
+        store.register("default", signing);
+        String second = store.newKey("default", Role.CLIENT);
+        String id = AuthStore.keyId(creds.get("default"));
+        assertEquals(4, store.apiKeys().size());
+        assertEquals("default", store.revoke(id).clientId());
+        assertTrue(store.authenticate(creds.get("default")).isEmpty(), "revoked");
+        assertEquals("default", store.authenticate(second).orElseThrow().clientId(), "the identity's other key works");
+        assertEquals(signing, store.clientKey("default").orElseThrow(), "the signing key stays for auditors");
+        assertThrows(AuthStore.UnknownApiKeyException.class, () -> store.revoke(id));
+        assertThrows(AuthStore.UnknownApiKeyException.class, () -> store.revoke("0123"));
+
+        AuthStore again = new AuthStore(props());
+        assertTrue(again.authenticate(creds.get("default")).isEmpty(), "revocation is durable");
+        assertTrue(again.apiKeys().stream().noneMatch(k -> k.keyId().equals(id)));
+    }
+
+    @Test
+    void revoke_lastAdminKey_isRefusedUntilAnotherExists() throws Exception {
+        AuthStore store = new AuthStore(props());
+        String admin = AuthStore.keyId(credentials().get("admin"));
+        assertThrows(AuthStore.LastAdminKeyException.class, () -> store.revoke(admin));
+        String other = store.newKey("ops", Role.ADMIN);
+        store.revoke(admin);
+        assertEquals("ops", store.authenticate(other).orElseThrow().clientId());
+        assertThrows(AuthStore.LastAdminKeyException.class, () -> store.revoke(AuthStore.keyId(other)));
+    }
+
+    @Test
+    void keyRegistered_detailExplainsTheRuleAndWhatToDo() {
+        AuthStore store = new AuthStore(props());
+        store.register("default", SigningKey.generate().publicKey());
+        var e = assertThrows(AuthStore.KeyRegisteredException.class,
+                () -> store.register("default", SigningKey.generate().publicKey()));
+        assertTrue(e.getMessage().contains("one signing key") && e.getMessage().contains("admin create-key"),
+                e.getMessage());
+    }
 }
