@@ -68,6 +68,27 @@ public final class KnownProperties {
     }
 
     /**
+     * The reference table of docs/CONFIGURATION.md for these properties: name, default, and the {@code @param} text
+     * of the record component it binds to.
+     */
+    public String markdownTable() {
+        StringBuilder b = new StringBuilder("| property | default | what it does |\n|---|---|---|\n");
+        for (Property p : properties.values()) {
+            String d = p.defaultValue() == null || p.defaultValue().isEmpty() ? "(none)" : "`" + p.defaultValue() + "`";
+            b.append("| `").append(p.name()).append("` | ").append(d).append(" | ")
+                    .append(markdown(p.description())).append(" |\n");
+        }
+        return b.toString();
+    }
+
+    private static String markdown(String javadoc) {
+        String s = javadoc.replaceAll("\\{@(?:code|literal) ([^}]*)}", "`$1`")
+                .replaceAll("\\{@link(?:plain)? (?:[\\w.]*\\.)?([\\w#().]+)[^}]*}", "`$1`")
+                .replaceAll("\\s+", " ").replace("|", "\\|").strip();
+        return s.isEmpty() ? "(undocumented)" : s;
+    }
+
+    /**
      * The refusal for the given property names (canonical form, e.g. {@code glassledger.cluster.peers[0]}, each
      * with where it was set) that are under {@code prefix} but not known, or empty if all are known.
      *
