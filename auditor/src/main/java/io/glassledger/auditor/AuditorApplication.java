@@ -1,5 +1,6 @@
 package io.glassledger.auditor;
 
+import io.glassledger.api.contract.StartupRefusal;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
@@ -9,6 +10,15 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 @ConfigurationPropertiesScan
 public class AuditorApplication {
     public static void main(String[] args) {
-        SpringApplication.run(AuditorApplication.class, args);
+        try {
+            SpringApplication.run(AuditorApplication.class, args);
+        } catch (RuntimeException e) {
+            // StartupRefusalAnalyzer has printed it (an unknown property, a data directory in use)
+            StartupRefusal refusal = StartupRefusal.in(e);
+            if (refusal != null) {
+                System.exit(refusal.exitCode());
+            }
+            throw e;
+        }
     }
 }

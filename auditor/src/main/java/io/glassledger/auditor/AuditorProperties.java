@@ -25,7 +25,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                     start and shown in its {@code /v1/status}), in the order of {@code peers}; required with peers.
  *                     Gossip is accepted only when signed by one of these keys, and answers only when signed by the
  *                     key of the peer asked
- * @param gossipInterval how often
+ * @param gossipInterval how often this auditor sends its latest signed heads to each peer
  * @param gossipMaxAge gossip signed longer ago than this (or this far in the future) is refused
  * @param auditCatchUpInterval a client's audit beyond the audited block starts at most one catch-up per shard per
  *                     this interval (others wait for the one in flight, or are answered {@code pending})

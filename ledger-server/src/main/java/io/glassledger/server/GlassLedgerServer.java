@@ -1,5 +1,6 @@
 package io.glassledger.server;
 
+import io.glassledger.api.contract.StartupRefusal;
 import io.glassledger.core.txn.WalCorruptedException;
 import io.swagger.v3.oas.annotations.OpenAPIDefinition;
 import io.swagger.v3.oas.annotations.enums.SecuritySchemeType;
@@ -25,9 +26,14 @@ public class GlassLedgerServer {
         try {
             SpringApplication.run(GlassLedgerServer.class, args);
         } catch (RuntimeException e) {
-            // Spring Boot has already printed the failure (WalCorruptedFailureAnalyzer for a damaged WAL).
+            // Spring Boot has already printed the failure (WalCorruptedFailureAnalyzer for a damaged WAL,
+            // StartupRefusalAnalyzer for an unknown property or a data directory in use).
             if (walCorruption(e) != null) {
                 System.exit(EXIT_WAL_CORRUPTED);
+            }
+            StartupRefusal refusal = StartupRefusal.in(e);
+            if (refusal != null) {
+                System.exit(refusal.exitCode());
             }
             throw e;
         }

@@ -16,7 +16,9 @@ import org.springframework.validation.annotation.Validated;
  *
  * @param dataDir         ledger, WAL, keys and credentials
  * @param shard           this server's shard number
- * @param persistInterval GlassDB's persist interval
+ * @param persistInterval GlassDB's persist interval: how often committed writes are sealed into a persisted block
+ * @param maxUnpersistedWrites committed writes waiting to be persisted beyond which commits are refused with 503
+ *                        {@code overloaded}
  * @param ledgerCache     the engine's cache of decoded tree nodes (on the heap)
  * @param batching        GlassDB's transaction batching (false: a block per transaction; a benchmark ablation)
  * @param storeRetryWindow how long a failing block write is retried before the engine gives up and liveness goes
@@ -70,7 +72,16 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
      * the JSON buffer), so the in-flight bound times two must leave room in the server's heap (1 to 2 GiB by default,
      * of which the node cache takes up to {@code ledger-cache}).
      *
+     * @param maxKeyBytes   bytes of a key (413 {@code too_large} beyond)
+     * @param maxValueBytes bytes of a value
+     * @param maxTransactionBytes bytes of an encoded transaction record
+     * @param maxKeysPerRequest keys of one get or proof request; keys of all items of a proof batch together
+     * @param maxHistory    versions one history request may ask for
+     * @param maxScan       entries of one scan page
+     * @param maxProofWait  how long a proof batch waits for a block still to be persisted
      * @param maxProofItems items of one proof batch (also bounds its distinct blocks and append-only proofs)
+     * @param maxResponseBytes bytes of one response as encoded JSON (413 {@code response_too_large} beyond)
+     * @param maxResponseBytesInFlight bytes of all responses being made or sent (503 {@code overloaded} beyond)
      */
     public record Limits(@Min(1) @Max(1024) @DefaultValue("1024") int maxKeyBytes,
                          @Min(1) @Max(1 << 20) @DefaultValue("1048576") int maxValueBytes,

@@ -110,7 +110,9 @@ public final class Problems {
         String detail = r.getReason() != null ? r.getReason() : r.getMessage();
         return switch (status) {
             case 400 -> ApiException.malformed(detail);
-            case 413 -> ApiException.tooLarge(detail);
+            // Spring's own 413 has no reason ("413 PAYLOAD_TOO_LARGE"): say which limit
+            case 413 -> ApiException.tooLarge(r.getReason() != null ? r.getReason() : "the request body is over the "
+                    + "limit (spring.codec.max-in-memory-size, 8 MiB by default; docs/API.md \"Limits\")");
             default -> {
                 HttpStatus s = HttpStatus.resolve(status);
                 String code = s == null ? "http_" + status : s.name().toLowerCase(Locale.ROOT);

@@ -41,6 +41,8 @@ class ConnectionGuard implements NettyServerCustomizer {
     static final String GUARD = "glassledger.connectionGuard";
     static final String REQUEST_HEAD = "glassledger.requestHead";
     static final String REQUEST_SEEN = "glassledger.requestSeen";
+    static final String TLS_ERRORS = "glassledger.tlsErrors";
+    static final String STREAM_ERRORS = "glassledger.streamErrors";
 
     private final ConnectionProperties props;
     private final int cap;
@@ -109,11 +111,19 @@ class ConnectionGuard implements NettyServerCustomizer {
         return server.idleTimeout(props.idleTimeout()).requestTimeout(props.requestTimeout())
                 .http2Settings(h2 -> h2.maxConcurrentStreams(props.maxStreams()))
                 .doOnChannelInit((observer, channel, remote) -> {
-                    if (channel.parent() == null || channel.pipeline().get(GUARD) != null
-                            || channel instanceof io.netty.handler.codec.http2.Http2StreamChannel) {
-                        return;  // only accepted connections, not HTTP/2 streams
+                    if (channel instanceof io.netty.handler.codec.http2.Http2StreamChannel) {
+                        if (channel.pipeline().get(STREAM_ERRORS) == null) {
+                            channel.pipeline().addFirst(STREAM_ERRORS, new QuietErrors.Stream());
+                        }
+                        return;
+                    }
+                    if (channel.parent() == null || channel.pipeline().get(GUARD) != null) {
+                        return;  // only accepted connections
                     }
                     channel.pipeline().addFirst(GUARD, new Guard());
+                    if (channel.pipeline().get(NettyPipeline.SslHandler) != null) {
+                        channel.pipeline().addAfter(NettyPipeline.SslHandler, TLS_ERRORS, new QuietErrors.Connection());
+                    }
                 });
     }
 
