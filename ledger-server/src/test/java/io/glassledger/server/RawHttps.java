@@ -81,6 +81,28 @@ final class RawHttps implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes {@code requests} (whole HTTP/1.1 requests, as given) in one write, so one TLS record, and reads
+     * {@code responses} answers; waits at most {@code boundMillis} for each (a SocketTimeoutException past it).
+     */
+    java.util.List<Response> sendRaw(String requests, int responses, int boundMillis) throws IOException {
+        connect();
+        socket.setSoTimeout(boundMillis);
+        try {
+            out.write(requests.getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            java.util.List<Response> got = new java.util.ArrayList<>();
+            for (int i = 0; i < responses; i++) {
+                got.add(read());
+            }
+            return got;
+        } finally {
+            if (socket != null) {
+                socket.setSoTimeout(30_000);
+            }
+        }
+    }
+
     private void connect() throws IOException {
         if (socket == null) {
             socket = (SSLSocket) ssl.getSocketFactory().createSocket("127.0.0.1", port);
