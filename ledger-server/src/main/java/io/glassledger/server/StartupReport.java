@@ -1,6 +1,10 @@
 package io.glassledger.server;
 
 import io.glassledger.server.shard.Shard;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.web.context.WebServerInitializedEvent;
@@ -8,7 +12,10 @@ import org.springframework.context.event.EventListener;
 import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
-/** Says where the server listens and how to connect: the certificate fingerprint to pin and the credentials file. */
+/**
+ * Says where the server listens and how to connect: the certificate fingerprint to pin (also written to
+ * {@code <data-dir>/pin.txt} when the server made its own certificate) and the credentials file.
+ */
 @Component
 class StartupReport {
     private static final Logger LOG = LoggerFactory.getLogger(StartupReport.class);
@@ -32,5 +39,22 @@ class StartupReport {
         LOG.info("server Ed25519 key (signs ledger heads): {}", shard.serverKey().publicKey().hex());
         LOG.info("API keys: {} ; connect with: ./ledger-cli --url {} --pin {} --api-key <key> digest",
                 props.dataDir().resolve("credentials.txt").toAbsolutePath(), url, pin);
+        if (env.getProperty("glassledger.tls.fingerprint") != null) {
+            writePin(props.dataDir().resolve("pin.txt"), pin);
+        }
+    }
+
+    /**
+     * The fingerprint, also as a file beside the credentials ({@code export GLASSLEDGER_PIN=$(cat data/pin.txt)}).
+     * Not a secret: it only names the certificate to expect. Written whole (a temporary file, then a rename).
+     */
+    static void writePin(Path file, String pin) {
+        try {
+            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+            Files.writeString(tmp, pin + "\n");
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException ex) {
+            LOG.warn("could not write {}: {}", file, ex.toString());
+        }
     }
 }

@@ -58,6 +58,12 @@ class OpenApiContractTest {
         return Base64.getEncoder().encodeToString("k".getBytes());
     }
 
+    /** The README's quick start reads the pin from a file: {@code export GLASSLEDGER_PIN=$(cat data/pin.txt)}. */
+    @Test
+    void theServerWritesItsPinBesideItsCredentials() throws Exception {
+        assertEquals(server.fingerprint() + "\n", java.nio.file.Files.readString(dir.resolve("data").resolve("pin.txt")));
+    }
+
     @Test
     void aNonIntegerBlockNumber_isMalformed_notTruncated() throws Exception {
         ApiContractTest.problem(https.post("/v1/get", client, "{\"keys\":[\"" + key() + "\"],\"block\":1.9}"), 400,
