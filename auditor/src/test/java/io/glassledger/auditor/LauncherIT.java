@@ -152,6 +152,10 @@ class LauncherIT {
         assertThat(auditorDir.resolve("auditor.pid")).doesNotExist();
         assertThat(glassledger("auditor", "stop", "--glassledger.auditor.data-dir=" + auditorDir).output)
                 .contains("no running auditor");
+        Path none = dir.resolve("no-auditor");
+        assertThat(glassledger("auditor", "stop", "--glassledger.auditor.data-dir=" + none).output)
+                .contains("no running auditor over " + none);
+        assertThat(none).as("a stop creates nothing").doesNotExist();
 
         // Started again: a fresh log, the previous one kept; then one stop for the auditor and the cluster.
         Result again = auditorStart();
