@@ -262,11 +262,17 @@ public final class ServiceBenchmark {
                 .with("delay_ms", o.delayMs()).with("persist_ms", o.persistMs()).printTo(OUT);
         JsonLine.of(bench, "abort_rate", ratio(load.conflicts.get(), load.conflicts.get() + committed), "ratio").with("shards", shards).with("placement", placement).with("aborted_by_primary", load.aborted.get()).with("conflicts", load.conflicts.get()).with("overloaded", load.overloaded.get())
                 .printTo(OUT);
-        Stats lat = Stats.ofLongs(load.latencies.stream().mapToLong(Long::longValue).toArray());
-        JsonLine.of(bench, "tx_latency_p50", lat.median() / 1e6, "ms").with("p99", lat.quantile(0.99) / 1e6)
-                .with("n", lat.count()).with("shards", shards).with("placement", placement).printTo(OUT);
-        JsonLine.of(bench, "tx_latency_p99", lat.quantile(0.99) / 1e6, "ms").with("shards", shards).with("placement", placement)
-                .printTo(OUT);
+        // A window in which nothing committed (seen under a load average of 28 on 2 cores) has no latency to report.
+        Stats lat = load.latencies.isEmpty() ? null
+                : Stats.ofLongs(load.latencies.stream().mapToLong(Long::longValue).toArray());
+        if (lat == null) {
+            log("no transaction committed in the window: no latency lines");
+        } else {
+            JsonLine.of(bench, "tx_latency_p50", lat.median() / 1e6, "ms").with("p99", lat.quantile(0.99) / 1e6)
+                    .with("n", lat.count()).with("shards", shards).with("placement", placement).printTo(OUT);
+            JsonLine.of(bench, "tx_latency_p99", lat.quantile(0.99) / 1e6, "ms").with("shards", shards)
+                    .with("placement", placement).printTo(OUT);
+        }
         JsonLine.of(bench, "server_cpu_us_per_tx", serverCpu / committed * 1e6, "us")
                 .with("server_cpu_s", serverCpu).with("cores_used", serverCpu / secs).with("shards", shards).with("placement", placement)
                 .printTo(OUT);
@@ -284,7 +290,8 @@ public final class ServiceBenchmark {
         JsonLine.of(bench, "verify_pending", pending, "promises").with("shards", shards).with("placement", placement).printTo(OUT);
         log("%d shard(s), %s keys: %.0f tx/s (%.2f cross-shard), abort rate %.3f, p50 %.1f ms, p99 %.1f ms, server %.0f us CPU per tx; verified %d, "
                 + "failed %d, pending %d", shards, placement, tps, ratio(cross, committed), ratio(load.conflicts.get(), load.conflicts.get() + committed),
-                lat.median() / 1e6, lat.quantile(0.99) / 1e6, serverCpu / committed * 1e6, verified, failed,
+                lat == null ? Double.NaN : lat.median() / 1e6, lat == null ? Double.NaN : lat.quantile(0.99) / 1e6,
+                serverCpu / committed * 1e6, verified, failed,
                 pending);
         if (load.error != null) {
             log("a client failed: %s", load.error);
