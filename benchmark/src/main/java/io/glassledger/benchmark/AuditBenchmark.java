@@ -140,13 +140,13 @@ public final class AuditBenchmark {
                 Stats sig = Stats.ofLongs(sigNanos);
                 double perBlockMs = s.median() / 1e6;
                 int keysPerBlock = size * WRITES_PER_TX;
-                JsonLine.of("audit", "verify_block_ms", perBlockMs, "ms", null).with("txs_per_block", size)
+                JsonLine.of("audit", "verify_block_ms", perBlockMs, "ms").with("txs_per_block", size)
                         .with("keys_per_block", keysPerBlock).with("blocks", o.blocks())
                         .with("p90_ms", s.quantile(0.9) / 1e6).with("signatures_ms", sig.median() / 1e6)
                         .with("state_keys", data.size()).printTo(OUT);
-                JsonLine.of("audit", "blocks_per_s", 1e3 / perBlockMs, "blocks/s", null).with("txs_per_block", size)
+                JsonLine.of("audit", "blocks_per_s", 1e3 / perBlockMs, "blocks/s").with("txs_per_block", size)
                         .printTo(OUT);
-                JsonLine.of("audit", "keys_per_s", keysPerBlock * 1e3 / perBlockMs, "keys/s", null)
+                JsonLine.of("audit", "keys_per_s", keysPerBlock * 1e3 / perBlockMs, "keys/s")
                         .with("txs_per_block", size).printTo(OUT);
                 System.err.printf("[audit] %5d txs (%6d keys) per block: %8.2f ms per block (signatures %.2f ms), "
                         + "%7.1f blocks/s, %8.0f keys/s%n", size, keysPerBlock, perBlockMs, sig.median() / 1e6,

@@ -155,9 +155,9 @@ public final class EngineBenchmark {
         }
         Stats s = new Stats(Arrays.stream(sign).mapToDouble(n -> n / 1e3).toArray());
         Stats v = new Stats(Arrays.stream(check).mapToDouble(n -> n / 1e3).toArray());
-        JsonLine.of("engine.crypto", "sign_us", s.median(), "us", null).spread(s).with("tx_bytes", stx.size())
+        JsonLine.of("engine.crypto", "sign_us", s.median(), "us").spread(s).with("tx_bytes", stx.size())
                 .printTo(out);
-        JsonLine.of("engine.crypto", "verify_us", v.median(), "us", null).spread(v).with("tx_bytes", stx.size())
+        JsonLine.of("engine.crypto", "verify_us", v.median(), "us").spread(v).with("tx_bytes", stx.size())
                 .printTo(out);
         log("Ed25519 on one thread: sign %.1f us, verify %.1f us per %d-byte transaction", s.median(), v.median(),
                 stx.size());
@@ -634,21 +634,21 @@ public final class EngineBenchmark {
         long engineCommitted = s1.committed() - s0.committed();
         double rate = committed / seconds;
 
-        line(c, "throughput", rate, "tx/s", c.hasTarget() ? ">= 10000" : null).with("committed", committed)
+        line(c, "throughput", rate, "tx/s").with("committed", committed)
                 .with("engine_committed", engineCommitted).with("seconds", seconds).with("clients", opts.clients())
                 .with("keys", opts.keys()).with("load_average_start", loadAtStart)
                 .with("load_average_end", WorkDir.loadAverage()).printTo(out);
-        line(c, "abort_rate", (double) conflicts / Math.max(1, committed + conflicts), "ratio", null)
+        line(c, "abort_rate", (double) conflicts / Math.max(1, committed + conflicts), "ratio")
                 .with("conflicts", conflicts).with("engine_conflicts", engineConflicts)
                 .with("retried_txs", retried).with("overloaded", overloaded).printTo(out);
         if (commitNs.size() > 0) {
             Stats cms = new Stats(commitNs.toMillis());
             Stats tms = new Stats(txNs.toMillis());
             for (double q : new double[]{0.5, 0.95, 0.99}) {
-                line(c, "commit_latency_p" + Math.round(q * 100), cms.quantile(q), "ms", null)
+                line(c, "commit_latency_p" + Math.round(q * 100), cms.quantile(q), "ms")
                         .with("n", cms.count()).printTo(out);
             }
-            line(c, "tx_latency_p50", tms.median(), "ms", null).with("p99", tms.quantile(0.99))
+            line(c, "tx_latency_p50", tms.median(), "ms").with("p99", tms.quantile(0.99))
                     .with("n", tms.count()).printTo(out);
         }
 
@@ -658,41 +658,41 @@ public final class EngineBenchmark {
         long blocks = s1.blocksPersisted() - s0.blocksPersisted();
         long keysPersisted = s1.keysPersisted() - s0.keysPersisted();
         long persistNs = s1.persistNanos() - s0.persistNanos();
-        line(c, "phase_prepare_us", ratio(s1.validateNanos() - s0.validateNanos(), seq) / 1e3, "us", null)
+        line(c, "phase_prepare_us", ratio(s1.validateNanos() - s0.validateNanos(), seq) / 1e3, "us")
                 .with("sequenced_requests", seq).printTo(out);
-        line(c, "phase_commit_ms", ratio(s1.walSyncNanos() - s0.walSyncNanos(), syncs) / 1e6, "ms", null)
+        line(c, "phase_commit_ms", ratio(s1.walSyncNanos() - s0.walSyncNanos(), syncs) / 1e6, "ms")
                 .with("wal_syncs", syncs).printTo(out);
-        line(c, "txs_per_wal_sync", ratio(engineCommitted, syncs), "tx", null).printTo(out);
-        line(c, "phase_persist_us_per_key", ratio(persistNs, keysPersisted) / 1e3, "us", null)
+        line(c, "txs_per_wal_sync", ratio(engineCommitted, syncs), "tx").printTo(out);
+        line(c, "phase_persist_us_per_key", ratio(persistNs, keysPersisted) / 1e3, "us")
                 .with("keys_persisted", keysPersisted).with("epochs", epochs)
                 .with("ms_per_epoch", ratio(persistNs, epochs) / 1e6)
                 .with("keys_per_epoch", ratio(keysPersisted, epochs)).printTo(out);
-        line(c, "persist_keys_per_second", keysPersisted / seconds, "keys/s", null)
+        line(c, "persist_keys_per_second", keysPersisted / seconds, "keys/s")
                 .with("committed_keys_per_second", engineCommitted * (double) EngineOptions.WRITES / seconds)
                 .with("drain_seconds", drain).printTo(out);
-        line(c, "blocks_per_epoch", ratio(blocks, epochs), "blocks", null).with("blocks", blocks)
+        line(c, "blocks_per_epoch", ratio(blocks, epochs), "blocks").with("blocks", blocks)
                 .with("epochs", epochs).with("txs_per_block", ratio(engineCommitted, blocks)).printTo(out);
 
         long proofBatches = s3.proofBatches() - s2.proofBatches();
         long proofKeys = s3.proofKeys() - s2.proofKeys();
-        line(c, "phase_getproof_us_per_key", ratio(s3.proofNanos() - s2.proofNanos(), proofKeys) / 1e3, "us", null)
+        line(c, "phase_getproof_us_per_key", ratio(s3.proofNanos() - s2.proofNanos(), proofKeys) / 1e3, "us")
                 .with("proof_batches", proofBatches).with("keys_per_batch", ratio(proofKeys, proofBatches))
                 .with("ms_per_batch", ratio(s3.proofNanos() - s2.proofNanos(), proofBatches) / 1e6).printTo(out);
-        line(c, "proof_bytes_per_key", ratio(v.proofBytes(), v.claims()), "bytes", null)
+        line(c, "proof_bytes_per_key", ratio(v.proofBytes(), v.claims()), "bytes")
                 .with("proofs", v.proofRequests()).with("promises_per_request", opts.proofBatch()).printTo(out);
-        line(c, "verified", v.verified(), "promises", null).with("committed", committed).with("blocks", v.blocks())
+        line(c, "verified", v.verified(), "promises").with("committed", committed).with("blocks", v.blocks())
                 .printTo(out);
-        line(c, "verify_failed", v.failed(), "promises", "== 0").printTo(out);
-        line(c, "verify_pending", v.pending(), "promises", "== 0").printTo(out);
-        line(c, "verify_rate", v.verified() / v.wallSeconds(), "promises/s", null)
+        line(c, "verify_failed", v.failed(), "promises").printTo(out);
+        line(c, "verify_pending", v.pending(), "promises").printTo(out);
+        line(c, "verify_rate", v.verified() / v.wallSeconds(), "promises/s")
                 .with("wall_seconds", v.wallSeconds()).with("verify_cpu_seconds", v.verifyCpuSeconds())
                 .with("verify_only_rate", v.verified() / Math.max(1e-9, v.verifyCpuSeconds())).printTo(out);
         if (wb != null) {
-            line(c, "verify_whole_block_ms_per_promise", wb.verifyMsPerPromise(), "ms", null)
+            line(c, "verify_whole_block_ms_per_promise", wb.verifyMsPerPromise(), "ms")
                     .with("block", wb.block()).with("block_promises", wb.promises()).with("block_keys", wb.keys())
                     .with("proof_bytes", wb.proofBytes()).with("prove_ms", wb.proveMs()).with("sampled", wb.sampled())
                     .with("all_promises_s", wb.verifyMsPerPromise() * wb.promises() / 1e3).printTo(out);
-            line(c, "negative_control_rejected", wb.forgeryRejected() ? 1 : 0, "bool", "== 1").printTo(out);
+            line(c, "negative_control_rejected", wb.forgeryRejected() ? 1 : 0, "bool").printTo(out);
         }
         if (v.verified() + v.failed() + v.pending() != committed) {
             failed = true;
@@ -705,8 +705,8 @@ public final class EngineBenchmark {
                 v.pending(), v.wallSeconds());
     }
 
-    private JsonLine line(Config c, String metric, double value, String unit, String target) {
-        return JsonLine.of(c.bench(), metric, value, unit, target).with("keys_dist", c.dist())
+    private JsonLine line(Config c, String metric, double value, String unit) {
+        return JsonLine.of(c.bench(), metric, value, unit).with("keys_dist", c.dist())
                 .with("zipf_theta", c.theta()).with("persist_ms", c.persistMs()).with("signatures", c.sig().tag);
     }
 

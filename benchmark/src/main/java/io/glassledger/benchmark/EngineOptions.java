@@ -62,11 +62,6 @@ record EngineOptions(int keys, double seconds, double warmup, int clients, int w
         String bench() {
             return "engine." + dist() + ".p" + persistMs + "." + sig.tag;
         }
-
-        /** The issue's target applies to the configurations that check every signature. */
-        boolean hasTarget() {
-            return sig == Sig.CHECK;
-        }
     }
 
     static final String USAGE = """

@@ -8,21 +8,22 @@ import java.util.Map;
 
 /**
  * One result line: {@code {"bench":…,"metric":…,"value":…,"unit":…,"target":…}} and then any extra fields
- * (quantiles, sample counts). Values are numbers rounded to three decimals; target is a string or null.
+ * (quantiles, sample counts). Values are numbers rounded to three decimals; target is a string or null, taken from
+ * the one table of targets, {@link Targets}, when the line is printed (a target may depend on its extra fields).
  */
 final class JsonLine {
     private final Map<String, Object> fields = new LinkedHashMap<>();
 
-    private JsonLine(String bench, String metric, double value, String unit, String target) {
+    private JsonLine(String bench, String metric, double value, String unit) {
         fields.put("bench", bench);
         fields.put("metric", metric);
         fields.put("value", value);
         fields.put("unit", unit);
-        fields.put("target", target);
+        fields.put("target", null);
     }
 
-    static JsonLine of(String bench, String metric, double value, String unit, String target) {
-        return new JsonLine(bench, metric, value, unit, target);
+    static JsonLine of(String bench, String metric, double value, String unit) {
+        return new JsonLine(bench, metric, value, unit);
     }
 
     /** Adds a field; {@code value} is a Number, Boolean, String or null. */
@@ -37,6 +38,7 @@ final class JsonLine {
     }
 
     void printTo(PrintStream out) {
+        fields.put("target", Targets.of(name -> Targets.text(fields.get(name))).orElse(null));
         StringBuilder b = new StringBuilder("{");
         for (Map.Entry<String, Object> e : fields.entrySet()) {
             if (b.length() > 1) {

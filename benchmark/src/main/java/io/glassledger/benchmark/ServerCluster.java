@@ -27,6 +27,20 @@ final class ServerCluster implements AutoCloseable {
     }
 
     /**
+     * The server JVMs' heap: a fixed, pre-touched 2 GiB for measured runs; for {@code --quick} (the CI smoke) at most
+     * 768 MiB each, with a 128 MB ledger cache ({@link #quickArgs}), so that a quick run of up to three shards and the
+     * benchmark's own JVM fit in 3 GiB of heap.
+     */
+    static List<String> heap(boolean quick) {
+        return quick ? List.of("-Xms256m", "-Xmx768m") : List.of("-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch");
+    }
+
+    /** Server settings that go with {@link #heap}: the ledger's node cache sized to a quick run's heap. */
+    static List<String> quickArgs(boolean quick) {
+        return quick ? List.of("--glassledger.ledger-cache=128MB") : List.of();
+    }
+
+    /**
      * @param jvm  the server JVMs' options; SERVER_JAVA_OPTS (e.g. a profiler) is appended
      * @param args server settings shared by every shard, e.g. {@code --glassledger.persist-interval=100ms}
      */
