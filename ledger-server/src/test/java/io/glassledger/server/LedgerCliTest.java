@@ -180,7 +180,8 @@ class LedgerCliTest {
         assertEquals(4, cli(Map.of(), InputStream.nullInputStream(), "--url", server.url(), "--api-key",
                 server.apiKey("default"), "--key-file", dir.resolve("nopin.key").toString(), "--state",
                 dir.resolve("nopin.json").toString(), "get", "k"));
-        assertTrue(err.contains("--pin") && err.contains("GLASSLEDGER_PIN") && err.contains(server.url()), err);
+        assertTrue(err.contains("--pin") && err.contains("GLASSLEDGER_PIN") && err.contains(server.url())
+                && err.contains("pin.txt"), err);
         assertFalse(err.contains("PKIX") || err.contains("sun.security") || err.contains("Exception"), err);
         assertTrue(lines(err) <= 2, err);
     }

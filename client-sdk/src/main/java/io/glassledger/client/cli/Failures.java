@@ -102,8 +102,9 @@ final class Failures {
                     && String.valueOf(c.getMessage()).contains("PKIX"))) {
                 return "the TLS certificate of " + server + " is not trusted, and no pin was given.\n"
                         + "  Pass --pin SHA256 or export GLASSLEDGER_PIN: the server prints the fingerprint at start "
-                        + "(\"TLS certificate SHA-256 (pin it): ...\"; ./glassledger cluster start prints the "
-                        + "cluster's)";
+                        + "(\"TLS certificate SHA-256 (pin it): ...\") and writes it to <data-dir>/pin.txt: "
+                        + "export GLASSLEDGER_PIN=$(cat data/pin.txt); ./glassledger cluster start prints the "
+                        + "cluster's";
             }
             if (c instanceof CertificateException && String.valueOf(c.getMessage()).contains("SHA-256")) {
                 return "the TLS certificate of " + server + " is not the pinned one (pin from "
