@@ -24,7 +24,9 @@ import java.util.stream.Stream;
  *   <li>proof sizes at the head, and proofs generated for the verification rate; proof sizes next to 1 MiB
  *       neighbour values ({@link NeighbourProofSize}, its own small in-memory ledger);</li>
  *   <li>close the store, so that RocksDB's background work stops, and time verification;</li>
- *   <li>reopen the same ledger without sync and time more update blocks (persist, nosync).</li>
+ *   <li>reopen the same ledger without sync and time more update blocks (persist, nosync);</li>
+ *   <li>a second ledger whose state is ten times its node cache: persist into it, then the heap retained after full
+ *       collections ({@link ColdPersist}).</li>
  * </ol>
  * Results go to stdout, one JSON object per line ({@link JsonLine}); progress goes to stderr. Exit status: 0 when
  * every measure ran (targets missed or not), 1 when a proof failed to verify or anything else went wrong, 2 for a
@@ -136,6 +138,10 @@ public final class CoreBenchmark {
                 timed[i] = System.nanoTime() - t0;
             }
             reportPersist("_nosync", false, timed, first + opts.nosyncWarmup());
+        }
+        if (opts.coldKeys() > 0) {
+            log("persist_cold: %d keys, node cache a tenth of their raw bytes", opts.coldKeys());
+            ColdPersist.measure(opts, opts.dir().resolve("cold"), out, m -> log("%s", m));
         }
         log("done; load average %s", WorkDir.loadAverage());
     }

@@ -23,10 +23,13 @@ import java.nio.file.Path;
  * @param batchCount      batches measured per batch size
  * @param verifyProofs    pre-generated proofs per verification pass
  * @param tree            POS-tree parameters of the benchmark ledger
+ * @param coldKeys        keys of the persist_cold ledger (node cache a tenth of their raw bytes); 0 skips it
+ * @param coldWarmup      untimed update blocks of persist_cold
+ * @param coldTimed       timed update blocks of persist_cold
  */
 record CoreOptions(int keys, long headTarget, Path dir, boolean quick, int repeat, long seed, int storageUpdates,
         int persistTimed, int nosyncWarmup, int nosyncTimed, int appendSpan, int appendPairs, int proofSamples,
-        int batchCount, int verifyProofs, TreeParams tree) {
+        int batchCount, int verifyProofs, TreeParams tree, int coldKeys, int coldWarmup, int coldTimed) {
     static final int UPDATE_KEYS = 1000;
     static final int[] BATCH_SIZES = {1, 10, 100, 1000};
 
@@ -38,6 +41,8 @@ record CoreOptions(int keys, long headTarget, Path dir, boolean quick, int repea
               --dir PATH   working directory, wiped at start (default benchmark/work/core)
               --repeat R   timed passes of the verification measure (default 5; --quick 2)
               --seed S     seed of keys, values, updates and samples (default 42)
+              --cold-keys N  keys of the persist_cold ledger, whose node cache is a tenth of their raw bytes
+                           (default 10000000; --quick 200000; 0 skips persist_cold and heap)
               --tree L,LM,F,FM  tree parameters: leaf target and max bytes, index target and max fanout
                            (default: TreeParams.DEFAULT)
               --quick      smoke mode: small sizes and few iterations, well under a minute
@@ -55,6 +60,7 @@ record CoreOptions(int keys, long headTarget, Path dir, boolean quick, int repea
         long seed = 42;
         Path dir = defaultDir;
         TreeParams tree = TreeParams.DEFAULT;
+        int coldKeys = quick ? 200_000 : 10_000_000;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -66,6 +72,7 @@ record CoreOptions(int keys, long headTarget, Path dir, boolean quick, int repea
                 case "--seed" -> seed = Args.number(a, Args.value(args, ++i), Long.MIN_VALUE, Long.MAX_VALUE);
                 case "--dir" -> dir = Path.of(Args.value(args, ++i));
                 case "--tree" -> tree = tree(Args.value(args, ++i));
+                case "--cold-keys" -> coldKeys = (int) Args.number(a, Args.value(args, ++i), 0, Integer.MAX_VALUE);
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
@@ -77,7 +84,8 @@ record CoreOptions(int keys, long headTarget, Path dir, boolean quick, int repea
         int persistTimed = (int) Math.min(100, Math.max(1, (head - 1) / 2));
         return new CoreOptions(keys, head, dir.toAbsolutePath().normalize(), quick, repeat, seed, storageUpdates,
                 persistTimed, quick ? 5 : 100, quick ? 10 : 100, appendSpan, appendPairs, quick ? 200 : 1000,
-                quick ? 5 : 20, quick ? 2000 : 10_000, tree);
+                quick ? 5 : 20, quick ? 2000 : 10_000, tree, coldKeys > 0 && coldKeys < 1000 ? 1000 : coldKeys,
+                quick ? 5 : 20, quick ? 10 : 100);
     }
 
     private static TreeParams tree(String s) {

@@ -59,6 +59,15 @@ final class Workload {
         return new BlockSpec(timestamp, List.of(), writes);
     }
 
+    /** A block that puts keys {@code from} (inclusive) to {@code to} (exclusive) with their current values. */
+    BlockSpec loadBlock(long timestamp, int from, int to) {
+        List<Mutation> writes = new ArrayList<>(to - from);
+        for (int i = from; i < to; i++) {
+            writes.add(Mutation.put(keys[i], value(i)));
+        }
+        return new BlockSpec(timestamp, List.of(), writes);
+    }
+
     /** A block that gives {@code count} distinct random keys new random values; the model is updated at once. */
     BlockSpec updateBlock(long timestamp, int count) {
         int[] idx = distinct(random, count);

@@ -2,6 +2,8 @@ package io.glassledger.core.ledger;
 
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
+import io.glassledger.core.postree.Entry;
+import io.glassledger.core.postree.IndexNode;
 import io.glassledger.core.postree.Node;
 import io.glassledger.core.postree.NodeSource;
 import io.glassledger.core.proof.KeysProof;
@@ -32,14 +34,29 @@ public final class BlockKeysProver {
         this.blockNo = blockNo;
         this.anchor = anchor;
         this.lowerRoot = lowerRoot;
-        NodeSource once = h -> {
-            Node n = visited.get(h);
-            if (n == null) {
-                n = ledger.node(h);
-                visited.put(h, n);
-                reads++;
+        NodeSource once = new NodeSource() {
+            @Override
+            public Node node(Hash h) {
+                Node n = visited.get(h);
+                if (n == null) {
+                    n = ledger.node(h);
+                    visited.put(h, n);
+                    reads++;
+                }
+                return n;
             }
-            return n;
+
+            @Override
+            public Node child(IndexNode parent, int i) {
+                Hash h = parent.child(i);
+                Node n = visited.get(h);
+                if (n == null) {
+                    n = ledger.child(parent, i);
+                    visited.put(h, n);
+                    reads++;
+                }
+                return n;
+            }
         };
         this.prover = new TreeProver(once);
     }
@@ -50,11 +67,38 @@ public final class BlockKeysProver {
             throw new IllegalArgumentException("no keys to prove");
         }
         LowerProof lower = prover.prove(lowerRoot, new ArrayList<>(new TreeSet<>(keys)), budget);
+        chargeAnchor(budget);
+        return new KeysProof(blockNo, anchor, lower);
+    }
+
+    /** A proof and the entries it ends on: {@code entries.get(i)} is key i's entry, or null if the block has none. */
+    public record Proved(KeysProof proof, List<Entry> entries) {
+    }
+
+    /**
+     * As {@link #prove}, for keys already sorted and distinct, also returning the entry of each key as the proof's
+     * traversal found it: what a caller needs for the claims, without a second walk down the tree.
+     */
+    public Proved proveSorted(List<Bytes> sortedDistinctKeys, ByteBudget budget) {
+        if (sortedDistinctKeys.isEmpty()) {
+            throw new IllegalArgumentException("no keys to prove");
+        }
+        for (int i = 1; i < sortedDistinctKeys.size(); i++) {
+            if (sortedDistinctKeys.get(i - 1).compareTo(sortedDistinctKeys.get(i)) >= 0) {
+                throw new IllegalArgumentException("keys must be sorted and distinct");
+            }
+        }
+        Entry[] found = new Entry[sortedDistinctKeys.size()];
+        LowerProof lower = prover.prove(lowerRoot, sortedDistinctKeys, budget, found);
+        chargeAnchor(budget);
+        return new Proved(new KeysProof(blockNo, anchor, lower), java.util.Arrays.asList(found));
+    }
+
+    private void chargeAnchor(ByteBudget budget) {
         // The anchor is charged too: with neighbours shown by hash, it can be a good part of a small proof.
         budget.charge(anchor instanceof KeysProof.Older o
                 ? TreeProver.PART_BYTES + (3L + o.upperPath().size()) * TreeProver.HASH_BYTES
                 : TreeProver.PART_BYTES + TreeProver.HASH_BYTES);
-        return new KeysProof(blockNo, anchor, lower);
     }
 
     /** Nodes read from the ledger so far: each at most once, however many proofs walked it. */

@@ -7,6 +7,7 @@ import io.glassledger.core.hash.Hashing;
 import io.glassledger.core.postree.DiffVisitor;
 import io.glassledger.core.postree.Entry;
 import io.glassledger.core.postree.EntryMaker;
+import io.glassledger.core.postree.IndexNode;
 import io.glassledger.core.postree.LeafNode;
 import io.glassledger.core.postree.MissingNodeException;
 import io.glassledger.core.postree.Mutation;
@@ -60,7 +61,17 @@ public final class Ledger {
         this.store = store;
         this.params = params;
         this.cache = new NodeCache(cacheBytes);
-        this.source = this::load;
+        this.source = new NodeSource() {
+            @Override
+            public Node node(Hash h) {
+                return load(h);
+            }
+
+            @Override
+            public Node child(IndexNode parent, int i) {
+                return cache.child(parent, i, this);
+            }
+        };
         this.tree = new PosTree(source, params);
         this.prover = new TreeProver(source);
         this.upper = new UpperTree(store);
@@ -210,9 +221,19 @@ public final class Ledger {
     public synchronized List<Block> append(List<BlockSpec> specs) {
         Map<Hash, Node> overlay = new HashMap<>();
         List<Hash> replaced = new ArrayList<>();
-        NodeSource src = h -> {
-            Node n = overlay.get(h);
-            return n != null ? n : source.node(h);
+        NodeSource src = new NodeSource() {
+            @Override
+            public Node node(Hash h) {
+                Node n = overlay.get(h);
+                return n != null ? n : source.node(h);
+            }
+
+            @Override
+            public Node child(IndexNode parent, int i) {
+                // The overlay holds the blocks of this call before the first; it is empty while the first applies.
+                Node n = overlay.isEmpty() ? null : overlay.get(parent.child(i));
+                return n != null ? n : source.child(parent, i);
+            }
         };
         PosTree t = new PosTree(src, params);
         StoreBatch batch = new StoreBatch();

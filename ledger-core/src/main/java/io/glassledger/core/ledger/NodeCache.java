@@ -1,7 +1,9 @@
 package io.glassledger.core.ledger;
 
 import io.glassledger.core.hash.Hash;
+import io.glassledger.core.postree.IndexNode;
 import io.glassledger.core.postree.Node;
+import io.glassledger.core.postree.NodeSource;
 import java.util.HashMap;
 
 /**
@@ -48,6 +50,30 @@ final class NodeCache {
     }
 
     /**
+     * Child {@code i} of {@code parent}, through the link this cache left in the parent when it last found that
+     * child: no hashing, no lock, as long as the child stays cached. Otherwise it is read through {@code loader}
+     * (which caches it) and linked. A link holds the child's slot, not the child: eviction empties the slot, so a
+     * cached parent never keeps an evicted child reachable, only its slot ({@link IndexNode#LINK_BYTES}, counted in
+     * the parent's weight).
+     */
+    Node child(IndexNode parent, int i, NodeSource loader) {
+        if (parent.link(i) instanceof Slot s) {
+            Node n = s.node;
+            if (n != null) {
+                s.referenced = true;
+                return n;
+            }
+        }
+        Hash h = parent.child(i);
+        Node n = loader.node(h);
+        Slot s = stripe(h).slot(h);
+        if (s != null) {
+            parent.link(i, s);
+        }
+        return n;
+    }
+
+    /**
      * Lets the node under {@code h} go first: an append calls this for each node its new tree replaced, which only
      * reads of older blocks will want again, so that the cache keeps the live tree rather than its history.
      */
@@ -71,7 +97,9 @@ final class NodeCache {
 
     private static final class Slot {
         final Hash hash;
-        Node node;
+        /** Null once evicted or demoted; volatile, since links read it without the stripe's lock. */
+        volatile Node node;
+        /** The CLOCK flag; a hit through a link sets it without the lock (a lost write only costs a second chance). */
         boolean referenced;
 
         Slot(Hash hash, Node node) {
@@ -104,6 +132,10 @@ final class NodeCache {
             }
             s.referenced = true;
             return s.node;
+        }
+
+        synchronized Slot slot(Hash h) {
+            return map.get(h);
         }
 
         synchronized void demote(Hash h) {
@@ -153,6 +185,7 @@ final class NodeCache {
                     } else {
                         map.remove(s.hash);
                         weight -= weigh(s.node);
+                        s.node = null;
                         ring[hand] = null;
                     }
                 }

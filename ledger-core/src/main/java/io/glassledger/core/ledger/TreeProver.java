@@ -28,30 +28,41 @@ final class TreeProver {
     static final int PART_BYTES = 16;
 
     LowerProof prove(Hash root, List<Bytes> sortedKeys, ByteBudget budget) {
+        return prove(root, sortedKeys, budget, null);
+    }
+
+    /**
+     * As {@link #prove(Hash, List, ByteBudget)}, also setting {@code found[i]} to the entry of key i that the proof
+     * ends on (left null for a key the tree does not hold), so that a caller needing the claimed entries does not
+     * walk the tree a second time.
+     */
+    LowerProof prove(Hash root, List<Bytes> sortedKeys, ByteBudget budget, Entry[] found) {
         if (root.isZero()) {
             return new LowerProof(-1, null);
         }
         Node n = src.node(root);
-        return new LowerProof(n.level(), node(n, sortedKeys, budget));
+        return new LowerProof(n.level(), node(n, sortedKeys, 0, budget, found));
     }
 
     /** A proof inside one leaf (root level 0), for history. */
     LowerProof proveInLeaf(LeafNode leaf, Bytes key, ByteBudget budget) {
-        return new LowerProof(0, node(leaf, List.of(key), budget));
+        return new LowerProof(0, node(leaf, List.of(key), 0, budget, null));
     }
 
-    private LowerProof.Part node(Node n, List<Bytes> keys, ByteBudget budget) {
+    /** @param first the index, among all the proof's keys, of {@code keys.get(0)} */
+    private LowerProof.Part node(Node n, List<Bytes> keys, int first, ByteBudget budget, Entry[] found) {
         budget.charge(PART_BYTES);
-        return new LowerProof.Boundary(items(n, 0, n.size(), keys, budget));
+        return new LowerProof.Boundary(items(n, 0, n.size(), keys, first, budget, found));
     }
 
-    private LowerProof.Part items(Node n, int lo, int hi, List<Bytes> keys, ByteBudget budget) {
+    private LowerProof.Part items(Node n, int lo, int hi, List<Bytes> keys, int first, ByteBudget budget,
+            Entry[] found) {
         if (keys.isEmpty()) {
             budget.charge(HASH_BYTES);
             return new LowerProof.Pruned(n.subtreeHash(lo, hi));
         }
         if (hi - lo == 1) {
-            return item(n, lo, keys, budget);
+            return item(n, lo, keys, first, budget, found);
         }
         int m = n.split(lo, hi);
         Bytes sep = n.separator(m);
@@ -60,16 +71,19 @@ final class TreeProver {
             cut++;
         }
         budget.charge(PART_BYTES + sep.length());
-        return new LowerProof.Inner(sep, items(n, lo, m, keys.subList(0, cut), budget),
-                items(n, m, hi, keys.subList(cut, keys.size()), budget));
+        return new LowerProof.Inner(sep, items(n, lo, m, keys.subList(0, cut), first, budget, found),
+                items(n, m, hi, keys.subList(cut, keys.size()), first + cut, budget, found));
     }
 
-    private LowerProof.Part item(Node n, int i, List<Bytes> keys, ByteBudget budget) {
+    private LowerProof.Part item(Node n, int i, List<Bytes> keys, int first, ByteBudget budget, Entry[] found) {
         if (n instanceof IndexNode in) {
-            return node(src.node(in.child(i)), keys, budget);
+            return node(src.child(in, i), keys, first, budget, found);
         }
         Entry e = ((LeafNode) n).entry(i);
         int owner = keys.indexOf(e.key());
+        if (owner >= 0 && found != null) {
+            found[first + owner] = e;
+        }
         // An entry no claim owns shows its value by hash only: a proof never carries a value it was not asked for.
         // Charged: the part, its prev hash, and for a neighbour its length-prefixed key, marker and value hash.
         budget.charge(PART_BYTES + HASH_BYTES + (owner >= 0 ? 0 : 5 + e.key().length() + HASH_BYTES));

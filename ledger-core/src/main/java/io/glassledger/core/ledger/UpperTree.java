@@ -6,6 +6,8 @@ import io.glassledger.core.store.NodeStore;
 import io.glassledger.core.store.StoreBatch;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The upper tree, keyed by block number: an RFC 9162 Merkle tree over block hashes. Blocks only ever append, so
@@ -13,7 +15,25 @@ import java.util.List;
  * range's hash is computed from O(log n) of them. See {@link io.glassledger.core.proof.UpperTreeMath}.
  */
 final class UpperTree {
+    /**
+     * Complete subtrees of 2^{@value} blocks and more are kept in memory once read: at most one per 64 blocks, about
+     * 2 MB at a million blocks.
+     */
+    static final int KEPT_LEVEL = 6;
+    /** Below {@link #KEPT_LEVEL}, the last few subtrees read per level, by index modulo this (the head's frontier). */
+    static final int RECENT = 64;
+
     private final NodeStore store;
+    /**
+     * Complete subtrees read from the store. They are immutable once stored (blocks only append, and nothing is
+     * cached from a batch not yet written), so a cached hash never goes stale.
+     */
+    private final ConcurrentHashMap<Long, Hash> kept = new ConcurrentHashMap<>();
+    /** Per level below {@link #KEPT_LEVEL}: a direct-mapped cache of recently read subtrees. */
+    private final AtomicReferenceArray<Known> recent = new AtomicReferenceArray<>(KEPT_LEVEL * RECENT);
+
+    private record Known(long index, Hash hash) {
+    }
 
     UpperTree(NodeStore store) {
         this.store = store;
@@ -21,13 +41,31 @@ final class UpperTree {
 
     private Hash stored(int level, long index, StoreBatch pending) {
         Hash h = pending == null ? null : pending.pendingUpper(level, index);
-        if (h == null) {
-            h = store.upper(level, index);
+        if (h != null) {
+            return h;
         }
+        h = cached(level, index);
+        if (h != null) {
+            return h;
+        }
+        h = store.upper(level, index);
         if (h == null) {
             throw new IllegalStateException("upper tree node (" + level + ", " + index + ") missing");
         }
+        if (level >= KEPT_LEVEL) {
+            kept.put(((long) level << 56) | index, h);
+        } else {
+            recent.set(level * RECENT + (int) (index % RECENT), new Known(index, h));
+        }
         return h;
+    }
+
+    private Hash cached(int level, long index) {
+        if (level >= KEPT_LEVEL) {
+            return kept.get(((long) level << 56) | index);
+        }
+        Known k = recent.get(level * RECENT + (int) (index % RECENT));
+        return k != null && k.index() == index ? k.hash() : null;
     }
 
     /** Records block {@code number}'s hash and every subtree it completes. */

@@ -38,7 +38,7 @@ final class Cursor {
             if (n instanceof IndexNode in) {
                 idx[d] = in.route(key);
                 same = same && near.idx[d] == idx[d];
-                n = same ? near.nodes[d + 1] : src.node(in.child(idx[d]));
+                n = same ? near.nodes[d + 1] : src.child(in, idx[d]);
             } else {
                 int i = ((LeafNode) n).find(key);
                 idx[d] = i >= 0 ? i : -i - 1;
@@ -107,7 +107,7 @@ final class Cursor {
         }
         idx[j]++;
         for (int k = j + 1; k <= d; k++) {
-            nodes[k] = src.node(((IndexNode) nodes[k - 1]).child(idx[k - 1]));
+            nodes[k] = src.child((IndexNode) nodes[k - 1], idx[k - 1]);
             idx[k] = 0;
         }
     }

@@ -135,6 +135,11 @@ public final class Entry {
         return enc;
     }
 
+    /** Length of the key, without making it. */
+    int keyLength() {
+        return keyLen;
+    }
+
     public int encodedLength() {
         return enc.length;
     }

@@ -17,6 +17,8 @@ public final class IndexNode extends Node {
     public static final long MAX_ENTRIES = 1L << 48;
     private final long[] counts;
     private final long[] prefix;
+    /** Per child, what a cache left to find it again without a lookup (see {@link #link}); made on first use. */
+    private Object[] links;
 
     IndexNode(int level, Hash[] children, Bytes[] seps, long[] counts) {
         if (level < 1 || level > 254) {
@@ -80,6 +82,26 @@ public final class IndexNode extends Node {
         return children[i];
     }
 
+    /**
+     * The handle a {@link NodeSource} cache left for child {@code i} with {@link #link(int, Object)}, or null. The
+     * tree never reads it; a cache keeps in it what finds the child again without hashing and locking, and must
+     * not keep the child itself there, or a cached parent would keep evicted children reachable.
+     */
+    public Object link(int i) {
+        Object[] l = links;
+        return l == null ? null : l[i];
+    }
+
+    /** Leaves a cache's handle for child {@code i}. Racy by design: a lost write only costs a lookup later. */
+    public void link(int i, Object handle) {
+        Object[] l = links;
+        if (l == null) {
+            l = new Object[children.length];
+            links = l;
+        }
+        l[i] = handle;
+    }
+
     /** The child whose key range holds {@code key}: the last i with sep(i) &lt;= key, or 0. */
     public int route(Bytes key) {
         int lo = 1;
@@ -128,15 +150,47 @@ public final class IndexNode extends Node {
         return n + children.length * (Hash.LENGTH + 4);
     }
 
-    /** The child hash, separator and count arrays with what they reference, and the prefix sums. */
+    /**
+     * Bytes of one handle a cache may leave in {@link #link}: a cache slot of a hash reference, a node reference and
+     * a flag, which a link keeps reachable after the child itself was evicted.
+     */
+    public static final int LINK_BYTES = 32;
+
+    /**
+     * The child hash, separator and count arrays with what they reference, the prefix sums, and the links a cache
+     * may leave (counted as if every child were linked).
+     */
     @Override
     int itemsWeight() {
         int n = children.length;
-        long w = 3L * arrayBytes((long) REF * n) + arrayBytes(8L * (n + 1));
-        for (int i = 0; i < n; i++) {
-            w += HASH_BYTES + (i == 0 ? 0 : BYTES_OBJECT + arrayBytes(seps[i].length()));
-        }
+        long w = 4L * arrayBytes((long) REF * n) + arrayBytes(8L * (n + 1)) + (long) LINK_BYTES * n
+                + (long) HASH_BYTES * n + separatorsWeight();
         return (int) Math.min(Integer.MAX_VALUE, w);
+    }
+
+    /** Sum of {@link #separatorWeight} over the separators (the first child has none); -1 until known. */
+    private long sepWeight = -1;
+
+    long separatorsWeight() {
+        long w = sepWeight;
+        if (w < 0) {
+            w = 0;
+            for (int i = 1; i < seps.length; i++) {
+                w += separatorWeight(seps[i]);
+            }
+            sepWeight = w;
+        }
+        return w;
+    }
+
+    /** Sets {@link #separatorsWeight()} for a node spliced from one whose separators' weight is known. */
+    void knownSeparatorsWeight(long w) {
+        sepWeight = w;
+    }
+
+    /** A separator's heap: its object and its array. */
+    static long separatorWeight(Bytes s) {
+        return BYTES_OBJECT + arrayBytes(s.length());
     }
 
     @Override

@@ -113,10 +113,14 @@ public final class LeafNode extends Node {
     int itemsWeight() {
         long w = arrayBytes((long) REF * entries.length);
         for (Entry e : entries) {
-            int keyLen = (int) new io.glassledger.core.codec.ByteReader(e.encoded()).varint();
-            w += REF + ENTRY_OBJECT + arrayBytes(e.encodedLength()) + HASH_BYTES + BYTES_OBJECT + arrayBytes(keyLen);
+            w += entryWeight(e);
         }
         return (int) Math.min(Integer.MAX_VALUE, w);
+    }
+
+    /** One entry's part of {@link #itemsWeight()}. */
+    static long entryWeight(Entry e) {
+        return REF + ENTRY_OBJECT + arrayBytes(e.encodedLength()) + HASH_BYTES + BYTES_OBJECT + arrayBytes(e.keyLength());
     }
 
     /** An {@link Entry} object without its arrays. */

@@ -333,7 +333,7 @@ public abstract sealed class Node permits LeafNode, IndexNode {
     public final Bytes firstKey(NodeSource src) {
         Bytes k = firstKey;
         if (k == null) {
-            k = this instanceof LeafNode l ? l.entry(0).key() : src.node(itemHash(0)).firstKey(src);
+            k = this instanceof LeafNode l ? l.entry(0).key() : src.child((IndexNode) this, 0).firstKey(src);
             firstKey = k;
         }
         return k;
@@ -343,7 +343,7 @@ public abstract sealed class Node permits LeafNode, IndexNode {
     public final Bytes lastKey(NodeSource src) {
         Bytes k = lastKey;
         if (k == null) {
-            k = this instanceof LeafNode l ? l.entry(size() - 1).key() : src.node(itemHash(size() - 1)).lastKey(src);
+            k = this instanceof LeafNode l ? l.entry(size() - 1).key() : src.child((IndexNode) this, size() - 1).lastKey(src);
             lastKey = k;
         }
         return k;
@@ -368,6 +368,14 @@ public abstract sealed class Node permits LeafNode, IndexNode {
             weight = w;
         }
         return w;
+    }
+
+    /**
+     * Sets the weight {@link #weight()} would compute, for a node derived from one whose weight is known: the
+     * caller adds what changed instead of walking every item again.
+     */
+    final void knownWeight(long w) {
+        weight = (int) Math.min(Integer.MAX_VALUE, w);
     }
 
     /** A node object (the larger of the two kinds) and the two boundary keys it may hold, without their bytes. */

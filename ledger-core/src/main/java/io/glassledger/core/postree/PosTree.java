@@ -38,7 +38,7 @@ public final class PosTree {
         }
         Node n = src.node(root);
         while (n instanceof IndexNode in) {
-            n = src.node(in.child(in.route(key)));
+            n = src.child(in, in.route(key));
         }
         LeafNode leaf = (LeafNode) n;
         int i = leaf.find(key);
@@ -284,13 +284,27 @@ public final class PosTree {
             }
         }
         seps[0] = Bytes.EMPTY;
+        boolean[] keptSep = new boolean[n];
+        long sepWeight = old.separatorsWeight();
         for (int c = 1; c < m; c++) {
             int o = from[c];
-            seps[c] = o > 0 && from[c - 1] == o - 1 ? old.separator(o)
-                    : Node.shortestSeparator(childNode(out, from, old, c - 1).lastKey(src),
-                            childNode(out, from, old, c).firstKey(src));
+            if (o > 0 && from[c - 1] == o - 1) {
+                seps[c] = old.separator(o);
+                keptSep[o] = true;
+            } else {
+                seps[c] = Node.shortestSeparator(childNode(out, from, old, c - 1).lastKey(src),
+                        childNode(out, from, old, c).firstKey(src));
+                sepWeight += IndexNode.separatorWeight(seps[c]);
+            }
+        }
+        for (int o = 1; o < n; o++) {
+            if (!keptSep[o]) {
+                sepWeight -= IndexNode.separatorWeight(old.separator(o));
+            }
         }
         IndexNode node = new IndexNode(old.level(), children, seps, counts);
+        // The weight from the old node's separators and the changed ones, without walking every separator again.
+        node.knownSeparatorsWeight(sepWeight);
         if (fresh) {
             node.markFresh();
         }
@@ -315,7 +329,7 @@ public final class PosTree {
     }
 
     private Node childNode(List<Ref> out, int[] from, IndexNode old, int c) {
-        return from[c] >= 0 ? src.node(old.child(from[c])) : out.get(c).node(src);
+        return from[c] >= 0 ? src.child(old, from[c]) : out.get(c).node(src);
     }
 
     /**
@@ -363,6 +377,13 @@ public final class PosTree {
             }
         }
         LeafNode leaf = new LeafNode(neu, (int) grown);
+        // Same entry count, so the weight differs from the old leaf's by the swapped entries alone.
+        long w = old.weight();
+        for (int j = r; j < k; j++) {
+            int i = regions.get(j).pos.topIdx();
+            w += LeafNode.entryWeight(neu[i]) - LeafNode.entryWeight(es[i]);
+        }
+        leaf.knownWeight(w);
         leaf.markFresh();
         leaf.knownKeys(old.firstKey(src), old.lastKey(src));
         leaf.deriveFrom(old);
@@ -455,7 +476,7 @@ public final class PosTree {
             if (to != null && i > 0 && in.separator(i).compareTo(to) >= 0) {
                 return false;
             }
-            if (!scan(src.node(in.child(i)), from, to, visitor)) {
+            if (!scan(src.child(in, i), from, to, visitor)) {
                 return false;
             }
         }

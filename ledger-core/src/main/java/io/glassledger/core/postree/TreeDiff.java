@@ -137,7 +137,7 @@ final class TreeDiff {
 
         void descend() {
             IndexNode in = (IndexNode) nodes.get(top());
-            nodes.add(src.node(in.child(idx.get(top()))));
+            nodes.add(src.child(in, idx.get(top())));
             idx.add(0);
         }
 

@@ -1,13 +1,11 @@
 package io.glassledger.core.txn;
 
 import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
 import io.glassledger.core.ledger.BlockKeysProver;
 import io.glassledger.core.ledger.ByteBudget;
 import io.glassledger.core.ledger.Ledger;
 import io.glassledger.core.postree.Entry;
 import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.proof.KeysProof;
 import io.glassledger.core.txn.TxnException.Reason;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -177,17 +175,21 @@ final class ProofBatcher {
         return prove(n, sortedKeys, budget, head, ledger.keysProver(n, n));
     }
 
-    /** Claims are charged before their values are copied; the proof charges its own parts as it collects them. */
+    /**
+     * The proof charges its own parts as it collects them; then the claims are charged, before their values are
+     * copied.
+     */
     private BlockProof prove(long blockNo, List<Bytes> sortedKeys, ByteBudget budget, Ledger.Head head,
             BlockKeysProver prover) {
-        Hash root = ledger.block(blockNo).lowerRoot();
+        // One traversal gives the proof and the entries its paths end on, which are the claims.
+        BlockKeysProver.Proved p = prover.proveSorted(sortedKeys, budget);
         List<KeyClaim> claims = new ArrayList<>(sortedKeys.size());
-        for (Bytes k : sortedKeys) {
-            Entry e = ledger.tree().get(root, k);
+        for (int i = 0; i < sortedKeys.size(); i++) {
+            Bytes k = sortedKeys.get(i);
+            Entry e = p.entries().get(i);
             budget.charge(e == null ? k.length() + 8 : e.encodedLength());
             claims.add(e == null || e.isTombstone() ? KeyClaim.absent(k) : KeyClaim.present(k, e.value()));
         }
-        KeysProof proof = prover.prove(sortedKeys, budget);
-        return new BlockProof(blockNo, head.digest(), claims, proof);
+        return new BlockProof(blockNo, head.digest(), claims, p.proof());
     }
 }

@@ -55,6 +55,9 @@ class PosTreeInPlaceTest {
             java.util.Set<Hash> holding = new java.util.HashSet<>();
             for (Node n : res.created()) {
                 assertEquals(Node.decode(n.encode()).hash(), n.hash(), "created node hashes unlike its encoding");
+                // An in-place patch derives its weight from the old node's; it must be what a full count gives.
+                assertEquals(Node.decode(n.encode()).weight(), n.weight(), "weight of a created level-" + n.level()
+                        + " node");
                 boolean holds = false;
                 for (int i = 0; i < n.size(); i++) {
                     holds |= n instanceof LeafNode leaf ? leaf.entry(i).version() == version
