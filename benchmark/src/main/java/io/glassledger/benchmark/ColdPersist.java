@@ -52,14 +52,17 @@ final class ColdPersist {
             }
             Stats s = new Stats(ms);
             double k = CoreOptions.UPDATE_KEYS;
-            JsonLine.of("persist_cold", "keys_per_second", k / s.median() * 1000, "keys/s", ">= 50000")
+            JsonLine.of("persist_cold", "keys_per_second", k / s.median() * 1000, "keys/s")
                     .with("p10", k / s.p90() * 1000).with("p90", k / s.p10() * 1000).with("n", s.count())
                     .with("ms_per_block", s.median()).with("keys", keys).with("cache_bytes", cache)
                     .with("raw_state_bytes", raw).with("sync", true).printTo(out);
             long retained = usedHeapAfterGc() - baseline;
             Reference.reachabilityFence(ledger);
             long cacheMb = cache >> 20;
-            JsonLine.of("heap", "retained_mb", retained / 1048576.0, "MB", "<= " + (cacheMb + 256))
+            // The target is "the configured cache + 256 MB": the second line carries what the table can compare.
+            JsonLine.of("heap", "retained_mb", retained / 1048576.0, "MB")
+                    .with("cache_mb", cacheMb).with("keys", keys).with("after", "persist_cold").printTo(out);
+            JsonLine.of("heap", "retained_over_cache_mb", retained / 1048576.0 - cacheMb, "MB")
                     .with("cache_mb", cacheMb).with("keys", keys).with("after", "persist_cold").printTo(out);
         }
         Reference.reachabilityFence(data);

@@ -67,6 +67,9 @@ final class Targets {
             // core: issue 2
             row("core", "storage", "disk_bytes_over_raw", "<= 2.5"),
             row("core", "persist", "keys_per_second", ">= 100000"),
+            // issue 18: persist into a state ten times the node cache, and the heap left after it
+            row("core", "persist_cold", "keys_per_second", ">= 50000"),
+            row("core", "heap", "retained_over_cache_mb", "<= 256"),
             row("core", "current_value_proof", "bytes", "<= 1000"),
             row("core", "current_value_proof", "bytes_max", "<= 1000"),
             row("core", "append_only_proof", "bytes", "<= 1000"),

@@ -54,6 +54,8 @@ class VerdictsTest {
         assertEquals(List.of(
                 "VERDICT storage disk_bytes_over_raw 1.83 target <= 2.5: MET",
                 "VERDICT persist keys_per_second 23804 target >= 100000: MISSED",
+                "VERDICT persist_cold keys_per_second - target >= 50000: NOT MEASURED",
+                "VERDICT heap retained_over_cache_mb - target <= 256: NOT MEASURED",
                 "VERDICT current_value_proof bytes - target <= 1000: NOT MEASURED",
                 "VERDICT current_value_proof bytes_max - target <= 1000: NOT MEASURED",
                 "VERDICT append_only_proof bytes - target <= 1000: NOT MEASURED",
