@@ -212,7 +212,7 @@ def main():
         # The admin may call everything: it gets the examples and fuzzing phases at full count; the other roles,
         # mostly refused, get fewer random examples. The coverage phase once left one request in ~700 unanswered for
         # 120 s (Reactor Netty's forgotten read on a kept-alive connection, reactor-netty issue 4361; fixed by
-        # ConnectionGuard.ReadAfterDrain and the auditor's KeepAliveReads): a timeout now dumps both JVMs' threads.
+        # ReadAfterDrain, installed by the server and the auditor): a timeout now dumps both JVMs' threads.
         # Revoking API keys gets a pass of its own, the last one: the admin pass learns key ids from the answers
         # (it once created a second admin key and revoked the first, legitimately), and would leave the later
         # passes, and the head checks, without their keys.

@@ -1,10 +1,9 @@
 package io.glassledger.server;
 
+import io.glassledger.api.PrivateFiles;
 import io.glassledger.server.shard.Shard;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.web.context.WebServerInitializedEvent;
@@ -46,13 +45,11 @@ class StartupReport {
 
     /**
      * The fingerprint, also as a file beside the credentials ({@code export GLASSLEDGER_PIN=$(cat data/pin.txt)}).
-     * Not a secret: it only names the certificate to expect. Written whole (a temporary file, then a rename).
+     * Not a secret, but written whole like the files beside it ({@link PrivateFiles}).
      */
     static void writePin(Path file, String pin) {
         try {
-            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.writeString(tmp, pin + "\n");
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            PrivateFiles.write(file, pin + "\n");
         } catch (IOException ex) {
             LOG.warn("could not write {}: {}", file, ex.toString());
         }

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A kept-alive HTTP/1.1 connection keeps being read after a request that arrived while the one before it was still
  * being served, and was then refused before its body was read (schemathesis's coverage phase left such a next
  * request unanswered for 120 s: Reactor Netty 1.2's pipelining queue drained the refused request's body and armed
- * no read; see {@code ConnectionGuard.ReadAfterDrain}). Both requests go in one write, so one TLS record: the second
- * is decoded while the first waits on the read executor, every time.
+ * no read; see {@code ReadAfterDrain} in ledger-api, installed by ConnectionGuard). Both requests go in one write,
+ * so one TLS record: the second is decoded while the first waits on the read executor, every time.
  */
 class KeepAliveReadTest {
     /** A request the server answers in milliseconds; past this, it is not reading the connection any more. */

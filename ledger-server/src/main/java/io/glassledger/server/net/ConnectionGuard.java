@@ -1,5 +1,6 @@
 package io.glassledger.server.net;
 
+import io.glassledger.api.net.ReadAfterDrain;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -21,8 +22,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.web.embedded.netty.NettyServerCustomizer;
 import org.springframework.stereotype.Component;
 import reactor.netty.NettyPipeline;
-import reactor.netty.channel.ChannelOperations;
-import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServer;
 
 /**
@@ -45,7 +44,6 @@ class ConnectionGuard implements NettyServerCustomizer {
     static final String REQUEST_SEEN = "glassledger.requestSeen";
     static final String TLS_ERRORS = "glassledger.tlsErrors";
     static final String STREAM_ERRORS = "glassledger.streamErrors";
-    static final String READ_AFTER_DRAIN = "glassledger.readAfterDrain";
 
     private final ConnectionProperties props;
     private final int cap;
@@ -225,7 +223,7 @@ class ConnectionGuard implements NettyServerCustomizer {
                 if (codec instanceof HttpServerCodec) {
                     ctx.pipeline().addAfter(NettyPipeline.HttpCodec, REQUEST_SEEN, new RequestSeen(this));
                     if (ctx.pipeline().get(NettyPipeline.HttpTrafficHandler) != null) {
-                        ctx.pipeline().addAfter(NettyPipeline.HttpTrafficHandler, READ_AFTER_DRAIN,
+                        ctx.pipeline().addAfter(NettyPipeline.HttpTrafficHandler, ReadAfterDrain.NAME,
                                 new ReadAfterDrain());
                     }
                     watching = true;
@@ -263,28 +261,6 @@ class ConnectionGuard implements NettyServerCustomizer {
                 deadline.cancel(false);
             }
             ctx.fireChannelInactive();
-        }
-    }
-
-    /**
-     * After Reactor Netty's HTTP/1.1 traffic handler: re-arms the read that it can forget (reactor-netty issue 4361,
-     * unfixed in 1.2.18). It reads on demand, and a request that arrives while the one before it is still being
-     * served is queued with its body; when it is then answered at once (a refusal, before its body is read), the
-     * queue drains the body into the finished exchange and nobody calls {@code read()}: the connection's next request
-     * sat unread until the client gave up (no idle timeout is armed on that path either). So a piece of a request
-     * that reaches the end of the pipeline with no exchange bound to it, which only happens once that request's
-     * response has been sent, asks for the next read. An extra read costs nothing: the traffic handler queues what it
-     * brings until the exchange in progress ends.
-     */
-    private static final class ReadAfterDrain extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            boolean orphan = msg instanceof LastHttpContent
-                    && !(ChannelOperations.get(ctx.channel()) instanceof HttpServerRequest);
-            ctx.fireChannelRead(msg);
-            if (orphan && ctx.channel().isActive()) {
-                ctx.read();
-            }
         }
     }
 

@@ -1,0 +1,2 @@
+/** Netty pieces the server and the auditor share (optional dependency: never loaded by the SDK). */
+package io.glassledger.api.net;
