@@ -21,19 +21,39 @@ public final class Hashing {
     public static final byte TAG_UPPER_INNER = 0x31;
     public static final byte TAG_TXS = 0x40;
 
-    private static final ThreadLocal<MessageDigest> SHA = ThreadLocal.withInitial(() -> {
-        try {
-            return MessageDigest.getInstance(ALGORITHM);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
+    /**
+     * Per thread: the digest and a scratch buffer in which a small hash input is assembled, so that it reaches the
+     * digest in one update call (a call per field, and above all per tag byte, cost more than the compression).
+     */
+    private static final class Scratch {
+        final MessageDigest md;
+        byte[] buf = new byte[256];
+
+        Scratch() {
+            try {
+                md = MessageDigest.getInstance(ALGORITHM);
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e);
+            }
         }
-    });
+
+        byte[] buffer(int size) {
+            byte[] b = buf;
+            if (b.length < size) {
+                b = new byte[Math.max(size, 2 * b.length)];
+                buf = b;
+            }
+            return b;
+        }
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     private Hashing() {
     }
 
     public static MessageDigest sha() {
-        MessageDigest md = SHA.get();
+        MessageDigest md = SCRATCH.get().md;
         md.reset();
         return md;
     }
@@ -51,10 +71,18 @@ public final class Hashing {
 
     /** H(0x03 || value): how an entry commits to its value (FORMAT §3), so a proof can show a value by hash. */
     public static Hash value(byte[] value, int off, int len) {
-        MessageDigest md = sha();
-        md.update(TAG_VALUE);
-        md.update(value, off, len);
-        return finish(md);
+        Scratch sc = SCRATCH.get();
+        if (len > 4096) {
+            MessageDigest md = sc.md;
+            md.reset();
+            md.update(TAG_VALUE);
+            md.update(value, off, len);
+            return finish(md);
+        }
+        byte[] b = sc.buffer(len + 1);
+        b[0] = TAG_VALUE;
+        System.arraycopy(value, off, b, 1, len);
+        return Hash.wrap(digest(sc.md, b, len + 1));
     }
 
     /**
@@ -62,40 +90,51 @@ public final class Hashing {
      * (FORMAT §3). {@code valueRef} is 0x00 for a tombstone ({@code valueHash == null}), else 0x01 || valueHash.
      */
     public static Hash entry(byte[] key, int keyOff, int keyLen, Hash valueHash, long version, Hash prev) {
-        MessageDigest md = sha();
-        md.update(TAG_ENTRY);
-        updateVarint(md, keyLen);
-        md.update(key, keyOff, keyLen);
+        Scratch sc = SCRATCH.get();
+        byte[] b = sc.buffer(keyLen + 2 * Hash.LENGTH + 22);
+        int p = 0;
+        b[p++] = TAG_ENTRY;
+        p = putVarint(b, p, keyLen);
+        System.arraycopy(key, keyOff, b, p, keyLen);
+        p += keyLen;
         if (valueHash == null) {
-            md.update((byte) 0);
+            b[p++] = 0;
         } else {
-            md.update((byte) 1);
-            md.update(valueHash.unsafeArray());
+            b[p++] = 1;
+            System.arraycopy(valueHash.unsafeArray(), 0, b, p, Hash.LENGTH);
+            p += Hash.LENGTH;
         }
-        updateVarint(md, version);
-        md.update(prev.unsafeArray());
-        return finish(md);
+        p = putVarint(b, p, version);
+        System.arraycopy(prev.unsafeArray(), 0, b, p, Hash.LENGTH);
+        p += Hash.LENGTH;
+        return Hash.wrap(digest(sc.md, b, p));
     }
 
     /** H(0x01 || varint(len sep) || sep || left || right): a binary step inside a node, routing by sep. */
     public static Hash inner(byte[] sep, Hash left, Hash right) {
-        MessageDigest md = sha();
-        md.update(TAG_INNER);
-        updateVarint(md, sep.length);
-        md.update(sep);
-        md.update(left.unsafeArray());
-        md.update(right.unsafeArray());
-        return finish(md);
+        byte[] out = new byte[Hash.LENGTH];
+        byte[] lr = new byte[2 * Hash.LENGTH];
+        System.arraycopy(left.unsafeArray(), 0, lr, 0, Hash.LENGTH);
+        System.arraycopy(right.unsafeArray(), 0, lr, Hash.LENGTH, Hash.LENGTH);
+        inner(sep, lr, 0, Hash.LENGTH, out, 0);
+        return Hash.wrap(out);
     }
 
     /** {@link #inner} reading left and right from {@code src} and writing the result into {@code dst}. */
     public static void inner(byte[] sep, byte[] src, int leftOff, int rightOff, byte[] dst, int dstOff) {
-        MessageDigest md = sha();
-        md.update(TAG_INNER);
-        updateVarint(md, sep.length);
-        md.update(sep);
-        md.update(src, leftOff, Hash.LENGTH);
-        md.update(src, rightOff, Hash.LENGTH);
+        Scratch sc = SCRATCH.get();
+        byte[] b = sc.buffer(sep.length + 2 * Hash.LENGTH + 6);
+        int p = 0;
+        b[p++] = TAG_INNER;
+        p = putVarint(b, p, sep.length);
+        System.arraycopy(sep, 0, b, p, sep.length);
+        p += sep.length;
+        System.arraycopy(src, leftOff, b, p, Hash.LENGTH);
+        System.arraycopy(src, rightOff, b, p + Hash.LENGTH, Hash.LENGTH);
+        p += 2 * Hash.LENGTH;
+        MessageDigest md = sc.md;
+        md.reset();
+        md.update(b, 0, p);
         try {
             md.digest(dst, dstOff, Hash.LENGTH);
         } catch (java.security.DigestException e) {
@@ -103,13 +142,31 @@ public final class Hashing {
         }
     }
 
+    /** SHA-256 of b[0, len), with {@code md} reset first. */
+    private static byte[] digest(MessageDigest md, byte[] b, int len) {
+        md.reset();
+        md.update(b, 0, len);
+        return md.digest();
+    }
+
+    /** Writes v as an unsigned LEB128 varint at b[p], returning the position after it. */
+    private static int putVarint(byte[] b, int p, long v) {
+        while ((v & ~0x7FL) != 0) {
+            b[p++] = (byte) ((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        b[p++] = (byte) v;
+        return p;
+    }
+
     /** H(0x02 || u8 level || merkle root of the node's items). */
     public static Hash node(int level, Hash itemsRoot) {
-        MessageDigest md = sha();
-        md.update(TAG_NODE);
-        md.update((byte) level);
-        md.update(itemsRoot.unsafeArray());
-        return finish(md);
+        Scratch sc = SCRATCH.get();
+        byte[] b = sc.buffer(2 + Hash.LENGTH);
+        b[0] = TAG_NODE;
+        b[1] = (byte) level;
+        System.arraycopy(itemsRoot.unsafeArray(), 0, b, 2, Hash.LENGTH);
+        return Hash.wrap(digest(sc.md, b, 2 + Hash.LENGTH));
     }
 
     /** H(0x10 || u64 blockNo || lowerRoot || bodyHash). */

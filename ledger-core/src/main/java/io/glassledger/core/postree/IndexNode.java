@@ -68,6 +68,12 @@ public final class IndexNode extends Node {
         return best;
     }
 
+    /** The weight-balanced splits depend only on the children's entry counts. */
+    @Override
+    boolean sameShape(Node b) {
+        return java.util.Arrays.equals(prefix, ((IndexNode) b).prefix);
+    }
+
     @Override
     public int level() {
         return level;

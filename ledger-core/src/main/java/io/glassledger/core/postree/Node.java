@@ -240,21 +240,46 @@ public abstract sealed class Node permits LeafNode, IndexNode {
         byte[] t = tree;
         if (t == null) {
             int n = size();
-            t = new byte[(2 * n - 1) * Hash.LENGTH];
             Node b = base;
-            boolean[] dirty = null;
             if (b != null && b.tree != null && b.size() == n && b.level() == level()) {
-                dirty = new boolean[2 * n];
+                t = b.tree.clone();
+                Dirt d = new Dirt(n);
                 for (int i = 0; i < n; i++) {
-                    dirty[2 * i] = !sameItem(b, i);
-                    dirty[2 * i + 1] = i > 0 && !sameSeparator(b, i);
+                    d.items[i + 1] = d.items[i] + (sameItem(b, i) ? 0 : 1);
+                    d.seps[i + 1] = d.seps[i] + (i > 0 && !sameSeparator(b, i) ? 1 : 0);
                 }
+                if (sameShape(b)) {
+                    refill(0, n, 0, t, d);
+                } else {
+                    fill(0, n, 0, t, b, d);
+                }
+            } else {
+                t = new byte[(2 * n - 1) * Hash.LENGTH];
+                fill(0, n, 0, t, null, null);
             }
-            fill(0, n, 0, t, dirty == null ? null : b, dirty);
             tree = t;
             base = null;
         }
         return t;
+    }
+
+    /**
+     * What changed against the base, as prefix counts so that a range is checked in constant time: items[i] is the
+     * number of changed items before i, seps[i] the number of changed separators before item i.
+     */
+    private static final class Dirt {
+        final int[] items;
+        final int[] seps;
+
+        Dirt(int n) {
+            items = new int[n + 1];
+            seps = new int[n + 1];
+        }
+
+        /** No item in [lo, hi) changed, nor any separator between two of them. */
+        boolean clean(int lo, int hi) {
+            return items[hi] == items[lo] && seps[hi] == seps[lo + 1];
+        }
     }
 
     /** Item i equals item i of {@code b}. */
@@ -263,9 +288,34 @@ public abstract sealed class Node permits LeafNode, IndexNode {
     /** The separator before item i equals that of {@code b}. */
     abstract boolean sameSeparator(Node b, int i);
 
-    private void fill(int lo, int hi, int idx, byte[] t, Node b, boolean[] dirty) {
+    /**
+     * Every split of this node's routing tree falls where it falls in {@code b}'s, a node of the same size: then
+     * {@code b}'s tree, copied whole, needs only the paths over changed items recomputed.
+     */
+    boolean sameShape(Node b) {
+        return true;
+    }
+
+    /** Recomputes, in {@code t} (a copy of the same-shaped base's tree), the hashes over changed items or separators. */
+    private void refill(int lo, int hi, int idx, byte[] t, Dirt d) {
+        if (d.clean(lo, hi)) {
+            return;
+        }
+        if (hi - lo == 1) {
+            System.arraycopy(itemHash(lo).unsafeArray(), 0, t, idx * Hash.LENGTH, Hash.LENGTH);
+            return;
+        }
+        int m = split(lo, hi);
+        int l = idx + 1;
+        int r = idx + 2 * (m - lo);
+        refill(lo, m, l, t, d);
+        refill(m, hi, r, t, d);
+        Hashing.inner(separator(m).unsafeArray(), t, l * Hash.LENGTH, r * Hash.LENGTH, t, idx * Hash.LENGTH);
+    }
+
+    private void fill(int lo, int hi, int idx, byte[] t, Node b, Dirt d) {
         // b is non-null only while every split above agreed with b's, so [lo, hi) sits at idx in b's tree too.
-        if (b != null && clean(lo, hi, dirty)) {
+        if (b != null && d.clean(lo, hi)) {
             System.arraycopy(b.tree, idx * Hash.LENGTH, t, idx * Hash.LENGTH, (2 * (hi - lo) - 1) * Hash.LENGTH);
             return;
         }
@@ -277,18 +327,9 @@ public abstract sealed class Node permits LeafNode, IndexNode {
         Node below = b != null && b.split(lo, hi) == m ? b : null;
         int l = idx + 1;
         int r = idx + 2 * (m - lo);
-        fill(lo, m, l, t, below, dirty);
-        fill(m, hi, r, t, below, dirty);
+        fill(lo, m, l, t, below, d);
+        fill(m, hi, r, t, below, d);
         Hashing.inner(separator(m).unsafeArray(), t, l * Hash.LENGTH, r * Hash.LENGTH, t, idx * Hash.LENGTH);
-    }
-
-    private static boolean clean(int lo, int hi, boolean[] dirty) {
-        for (int i = lo; i < hi; i++) {
-            if (dirty[2 * i] || (i > lo && dirty[2 * i + 1])) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** The Merkle hash of items [lo, hi), a range of the node's own split recursion. */

@@ -225,7 +225,10 @@ public final class PosTree {
             return r;
         }
         List<Ref> out = new ArrayList<>(n + 4);
-        /** Per output child: the old child index it keeps, or -1 for a new child. */
+        /**
+         * Per output child: the old child index it keeps; -1 for a new child; -(o + 2) for a new child that replaces
+         * old child o one for one (whose separators may then stand, see {@link #sameBoundary}).
+         */
         int[] from = new int[n + 16];
         int k = r;
         int j = 0;
@@ -238,12 +241,13 @@ public final class PosTree {
             for (; j < i; j++) {
                 from = keep(out, from, j, null);
             }
+            boolean swap = g.remove == 1 && g.insert.size() == 1;
             for (Object item : g.insert) {
                 Ref nr = (Ref) item;
                 if (nr.oldSep != null) {
                     return r;
                 }
-                from = keep(out, from, -1, nr);
+                from = keep(out, from, swap ? -(i + 2) : -1, nr);
             }
             j = i + g.remove;
             k++;
@@ -287,8 +291,12 @@ public final class PosTree {
         boolean[] keptSep = new boolean[n];
         long sepWeight = old.separatorsWeight();
         for (int c = 1; c < m; c++) {
-            int o = from[c];
-            if (o > 0 && from[c - 1] == o - 1) {
+            int o = oldPosition(from[c]);
+            if (o > 0 && oldPosition(from[c - 1]) == o - 1
+                    && (from[c] >= 0 || sameBoundary(out.get(c), old, o, true))
+                    && (from[c - 1] >= 0 || sameBoundary(out.get(c - 1), old, o - 1, false))) {
+                // Both neighbours are the old ones, or replace them with the same boundary keys: the separator,
+                // a function of those two keys, stands.
                 seps[c] = old.separator(o);
                 keptSep[o] = true;
             } else {
@@ -303,6 +311,13 @@ public final class PosTree {
             }
         }
         IndexNode node = new IndexNode(old.level(), children, seps, counts);
+        // Kept children keep the cache's links, so that the next seek through this node needs no lookup by hash.
+        for (int c = 0; c < m; c++) {
+            Object link = from[c] >= 0 ? old.link(from[c]) : null;
+            if (link != null) {
+                node.link(c, link);
+            }
+        }
         // The weight from the old node's separators and the changed ones, without walking every separator again.
         node.knownSeparatorsWeight(sepWeight);
         if (fresh) {
@@ -318,7 +333,26 @@ public final class PosTree {
         return k;
     }
 
-    /** Appends an output child: old child {@code o}, or the new {@code ref} when o is -1. */
+    /** The old child index an output child keeps or replaces one for one (see {@code from}), or -1. */
+    private static int oldPosition(int from) {
+        return from >= 0 ? from : from <= -2 ? -from - 2 : -1;
+    }
+
+    /**
+     * The new child {@code ref}, which replaces old child {@code o} of {@code old}, has that child's first key
+     * ({@code first}) or last key (otherwise): known without reading the old child, since the new node was derived
+     * from it.
+     */
+    private boolean sameBoundary(Ref ref, IndexNode old, int o, boolean first) {
+        Node neu = ref.node(src);
+        Node was = neu.replaced();
+        if (was == null || !was.hash().equals(old.child(o))) {
+            return false;
+        }
+        return first ? neu.firstKey(src).equals(was.firstKey(src)) : neu.lastKey(src).equals(was.lastKey(src));
+    }
+
+    /** Appends an output child: old child {@code o}, or the new {@code ref} when o is negative (see {@code from}). */
     private static int[] keep(List<Ref> out, int[] from, int o, Ref ref) {
         if (out.size() == from.length) {
             from = java.util.Arrays.copyOf(from, from.length * 2);
