@@ -7,6 +7,7 @@ import io.glassledger.core.hash.Hashing;
 import io.glassledger.core.postree.DiffVisitor;
 import io.glassledger.core.postree.Entry;
 import io.glassledger.core.postree.EntryMaker;
+import io.glassledger.core.postree.Halves;
 import io.glassledger.core.postree.IndexNode;
 import io.glassledger.core.postree.LeafNode;
 import io.glassledger.core.postree.MissingNodeException;
@@ -256,13 +257,26 @@ public final class Ledger {
             // A node holding an entry of this block (or a child that does) has never been stored: only such fresh
             // nodes may become deltas. Any other created node (old entries re-cut by a boundary shift) may equal a
             // historical node whose record is some delta's base, so it is written in full, which can close no cycle.
-            for (Node n : r.created()) {
+            List<Node> created = r.created();
+            boolean[] write = new boolean[created.size()];
+            for (int i = 0; i < write.length; i++) {
+                Node n = created.get(i);
                 overlay.put(n.hash(), n);
                 if (n.replaced() != null) {
                     replaced.add(n.replaced().hash());
                 }
-                if (!batch.hasNode(n.hash())) {
-                    batch.putNode(n.hash(), n.record(n.fresh()));
+                write[i] = !batch.hasNode(n.hash());
+            }
+            // Each record depends on its node and the node it replaced alone, so the encodings run on two cores.
+            byte[][] records = new byte[write.length][];
+            Halves.forEachIndex(created, i -> {
+                if (write[i]) {
+                    records[i] = created.get(i).record(created.get(i).fresh());
+                }
+            });
+            for (int i = 0; i < write.length; i++) {
+                if (write[i]) {
+                    batch.putNode(created.get(i).hash(), records[i]);
                 }
             }
             TreeMap<String, Bytes> meta = new TreeMap<>();

@@ -137,18 +137,26 @@ public final class PosTree {
     }
 
     /**
+     * A node a level's rebuild made, to be hashed with the others of its level before it counts as created, unless it
+     * turns out to equal one of {@code old} (the node it patched, or the nodes a re-cut span covered).
+     */
+    private record Made(Node node, List<Node> old) {
+    }
+
+    /**
      * Re-cuts the items of one level around each region. A span starts at the first item of the node holding a
      * region and ends once a new boundary falls on an old one with no region pending, or at the level's end.
      */
     private List<Span> rebuildLevel(int level, List<Region> regions, Map<Hash, Node> created) {
         List<Span> spans = new ArrayList<>();
+        List<Made> made = new ArrayList<>();
         int r = 0;
         while (r < regions.size()) {
             Cursor s = regions.get(r).pos.copy();
             s.setTopIdx(0);
             Cursor start = s.copy();
-            int end = level > 0 ? replaceInPlace(regions, r, s, spans, created)
-                    : replaceEntriesInPlace(regions, r, s, spans, created);
+            int end = level > 0 ? replaceInPlace(regions, r, s, spans, made)
+                    : replaceEntriesInPlace(regions, r, s, spans, made);
             if (end > r) {
                 r = end;
                 continue;
@@ -198,11 +206,18 @@ public final class PosTree {
                 b.out.get(k).deriveFrom(visited.get(Math.min(k, covered - 1)));
             }
             for (Node n : b.out) {
-                if (!reemitted(n, visited, covered)) {
-                    created.put(n.hash(), n);
-                }
+                made.add(new Made(n, visited.subList(0, covered)));
             }
             spans.add(new Span(start, covered, b.out));
+        }
+        // A level's new nodes hash independently of each other (each from its items and, for a patch, its base's
+        // Merkle tree), so on two cores; the next level needs their hashes, and the order of created stays the
+        // level's order.
+        Halves.forEachIndex(made, i -> made.get(i).node().hash());
+        for (Made m : made) {
+            if (!reemitted(m.node(), m.old())) {
+                created.put(m.node().hash(), m.node());
+            }
         }
         return spans;
     }
@@ -216,7 +231,7 @@ public final class PosTree {
      * next to new children and kept elsewhere. Returns the index past the regions handled, or {@code r} if it did
      * not apply.
      */
-    private int replaceInPlace(List<Region> regions, int r, Cursor s, List<Span> spans, Map<Hash, Node> created) {
+    private int replaceInPlace(List<Region> regions, int r, Cursor s, List<Span> spans, List<Made> made) {
         IndexNode old = (IndexNode) s.top();
         int n = old.size();
         int max = params.indexMaxFanout();
@@ -326,9 +341,7 @@ public final class PosTree {
         node.knownKeys(from[0] == 0 ? old.firstKey(src) : childNode(out, from, old, 0).firstKey(src),
                 from[m - 1] == n - 1 ? old.lastKey(src) : childNode(out, from, old, m - 1).lastKey(src));
         node.deriveFrom(old);
-        if (!node.hash().equals(old.hash())) {
-            created.put(node.hash(), node);
-        }
+        made.add(new Made(node, List.of(old)));
         spans.add(new Span(s.copy(), 1, List.of(node)));
         return k;
     }
@@ -374,8 +387,7 @@ public final class PosTree {
      * nowhere before. The windows span each changed entry and 47 bytes either side, which is all that is read: the
      * other entries are not touched. Returns the index past the regions handled, or {@code r}.
      */
-    private int replaceEntriesInPlace(List<Region> regions, int r, Cursor s, List<Span> spans,
-            Map<Hash, Node> created) {
+    private int replaceEntriesInPlace(List<Region> regions, int r, Cursor s, List<Span> spans, List<Made> made) {
         LeafNode old = (LeafNode) s.top();
         Entry[] es = old.entryArray();
         int n = es.length;
@@ -421,7 +433,7 @@ public final class PosTree {
         leaf.markFresh();
         leaf.knownKeys(old.firstKey(src), old.lastKey(src));
         leaf.deriveFrom(old);
-        created.put(leaf.hash(), leaf);
+        made.add(new Made(leaf, List.of()));
         spans.add(new Span(s.copy(), 1, List.of(leaf)));
         return k;
     }
@@ -432,9 +444,9 @@ public final class PosTree {
     }
 
     /** A span may cut an old node out again unchanged; that node is already stored and is not new. */
-    private static boolean reemitted(Node n, List<Node> visited, int covered) {
-        for (int k = 0; k < covered; k++) {
-            if (visited.get(k).hash().equals(n.hash())) {
+    private static boolean reemitted(Node n, List<Node> old) {
+        for (int k = 0; k < old.size(); k++) {
+            if (old.get(k).hash().equals(n.hash())) {
                 return true;
             }
         }
