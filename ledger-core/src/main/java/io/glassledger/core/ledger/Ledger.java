@@ -79,14 +79,25 @@ public final class Ledger {
     }
 
     private Node load(Hash h) {
+        return load(h, true);
+    }
+
+    /**
+     * A node from the cache, or decoded from its record; {@code keep} caches a node so decoded. The bases of a delta
+     * chain are decoded with keep false: each is needed once, to rebuild the node asked for, and caching them would
+     * evict live nodes in their place (a chain can be dozens of records long).
+     */
+    private Node load(Hash h, boolean keep) {
         Node n = cache.get(h);
         if (n == null) {
             byte[] b = store.node(h);
             if (b == null) {
                 throw new MissingNodeException(h);
             }
-            n = Node.decodeRecord(h, b, source);
-            cache.put(h, n);
+            n = Node.decodeRecord(h, b, base -> load(base, false));
+            if (keep) {
+                cache.put(h, n);
+            }
         }
         return n;
     }

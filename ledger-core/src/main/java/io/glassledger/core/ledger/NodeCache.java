@@ -155,6 +155,9 @@ final class NodeCache {
                 s.referenced = true;
             } else {
                 s = new Slot(h, n);
+                // An index node starts with its second chance: it routes to dozens of leaves, and the flood of new
+                // leaf versions each block must not push it out before its next use.
+                s.referenced = n.level() > 0;
                 map.put(h, s);
                 if (size == ring.length) {
                     compactOrGrow();

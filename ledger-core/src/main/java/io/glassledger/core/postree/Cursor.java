@@ -14,6 +14,8 @@ final class Cursor {
     boolean atEnd;
     /** How many node boundaries this cursor has crossed since it was made. */
     long crossings;
+    /** For a cursor made by {@link #seekLeaf}: the leaf holds the key, at the cursor's index. */
+    boolean found;
 
     private Cursor(NodeSource src, Node[] nodes, int[] idx) {
         this.src = src;
@@ -33,6 +35,7 @@ final class Cursor {
         int[] idx = new int[depth];
         Node n = root;
         boolean same = near != null && near.nodes.length == depth && near.nodes[0] == root;
+        boolean found = false;
         for (int d = 0; d < depth; d++) {
             nodes[d] = n;
             if (n instanceof IndexNode in) {
@@ -42,9 +45,12 @@ final class Cursor {
             } else {
                 int i = ((LeafNode) n).find(key);
                 idx[d] = i >= 0 ? i : -i - 1;
+                found = i >= 0;
             }
         }
-        return new Cursor(src, nodes, idx);
+        Cursor c = new Cursor(src, nodes, idx);
+        c.found = found;
+        return c;
     }
 
     Cursor copy() {

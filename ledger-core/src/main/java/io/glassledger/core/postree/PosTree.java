@@ -92,8 +92,7 @@ public final class PosTree {
             Cursor c = Cursor.seekLeaf(src, rootNode, m.key(), near);
             near = c;
             LeafNode leaf = (LeafNode) c.top();
-            int i = leaf.find(m.key());
-            Entry old = i >= 0 ? leaf.entry(i) : null;
+            Entry old = c.found ? leaf.entry(c.topIdx()) : null;
             Entry neu = maker.make(m, old, old == null ? null : leaf.hash());
             if (neu == old || (neu != null && neu.equals(old))) {
                 continue;
