@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
 /**
  * A real ledger-server process on loopback (the exec jar), started on a free port with its own data directory. It
  * reads where the server listens and the certificate fingerprint from its log, the API keys from its credentials
- * file, and the process's CPU time from /proc.
+ * file, and the process's CPU time, in total and by thread, from /proc.
  */
 final class ServerProcess implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listening on (https://[0-9.]+:\\d+)");
@@ -101,9 +101,12 @@ final class ServerProcess implements AutoCloseable {
     /** CPU seconds (user + system) the server process has used so far, from /proc/PID/stat. */
     double cpuSeconds() throws IOException {
         String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        // fields 14 and 15 of stat (utime, stime) are at 11 and 12 after the command name; clock ticks of 1/100 s
-        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+        return (double) TaskStat.parse(stat).cpuTicks() / TaskStat.TICKS_PER_SECOND;
+    }
+
+    /** The server process's CPU so far, in total and by thread. */
+    CpuSnapshot cpuSnapshot() throws IOException {
+        return CpuSnapshot.read(process.pid());
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.glassledger.client.GlassLedgerException;
 import io.glassledger.client.Txn;
 import io.glassledger.client.VerifierStats;
 import io.glassledger.core.crypto.SigningKey;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -17,7 +18,9 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -26,13 +29,18 @@ import java.util.concurrent.locks.LockSupport;
  * verified get-latest or a verified put with probability 1/2: the reads go in one multi-get, the puts are buffered,
  * the transaction is signed and committed, and its promise (reads and writes) is verified by the SDK's background
  * verifier after the 100 ms delay. Every promise of the window must verify.
+ *
+ * <p>Before the load, every key is preloaded in transactions of 10 keys (a cluster: 1,000;
+ * {@code --preload-tx-keys}). Besides throughput, latency and CPU per transaction, each window reports the share of
+ * the servers' CPU in GC threads ({@link GcShare}) and, once the load has stopped, the servers' data directories
+ * over the raw bytes written ({@link DiskFootprint}).
  */
 public final class ServiceBenchmark {
     private static final int OPS = 10;
     private static final PrintStream OUT = System.out;
 
     record Options(int keys, double seconds, double warmup, int clients, long delayMs, long persistMs,
-                   Path dir, boolean quick, List<Integer> shards, String name, boolean auditor) {
+                   Path dir, boolean quick, List<Integer> shards, String name, boolean auditor, int preloadTxKeys) {
         static Options parse(String[] args) {
             return parse(args, "service");
         }
@@ -47,6 +55,9 @@ public final class ServiceBenchmark {
             double seconds = quick ? 4 : 20;
             double warmup = quick ? 2 : 30;
             int clients = 64;
+            // issue 18's setting for the service; a cluster keeps 1,000 (10-key transactions across 3 shards are
+            // each a two-phase commit: a tenth of the preload rate)
+            int preloadTxKeys = cluster ? 1000 : 10;
             long delay = 100;
             long persist = 100;
             Path dir = Path.of(System.getProperty("glassledger.bench.dir", "benchmark/work/service"));
@@ -58,6 +69,8 @@ public final class ServiceBenchmark {
                     case "--seconds" -> seconds = Args.decimal(args[i], Args.value(args, ++i), 0.5, 3600);
                     case "--warmup" -> warmup = Args.decimal(args[i], Args.value(args, ++i), 0, 3600);
                     case "--clients" -> clients = (int) Args.number(args[i], Args.value(args, ++i), 1, 4096);
+                    case "--preload-tx-keys" -> preloadTxKeys = (int) Args.number(args[i], Args.value(args, ++i), 1,
+                            10_000);
                     case "--delay-ms" -> delay = Args.number(args[i], Args.value(args, ++i), 0, 60_000);
                     case "--persist-ms" -> persist = Args.number(args[i], Args.value(args, ++i), 1, 60_000);
                     case "--dir" -> dir = Path.of(Args.value(args, ++i));
@@ -84,6 +97,7 @@ public final class ServiceBenchmark {
                                                              [--delay-ms MS] [--persist-ms MS] [--dir PATH]
                                   workload X over HTTPS against a ledger-server process on loopback (one shard)
                                   --keys N        key space, preloaded (default 100000; --quick 10000)
+                                  --preload-tx-keys N  keys per preload transaction (default 10; cluster: 1000)
                                   --seconds S     measured seconds (default 20; --quick 4)
                                   --warmup S      unmeasured seconds before (default 30: the JIT of both JVMs; --quick 2)
                                   --clients C     closed-loop client threads sharing one SDK client (default 64)
@@ -97,7 +111,7 @@ public final class ServiceBenchmark {
                 }
             }
             return new Options(keys, seconds, warmup, clients, delay, persist, dir.toAbsolutePath().normalize(), quick,
-                    shards, name, auditor);
+                    shards, name, auditor, preloadTxKeys);
         }
     }
 
@@ -154,14 +168,21 @@ public final class ServiceBenchmark {
             ClientConfig cfg = cluster.client("default", SigningKey.generate(), o.dir().resolve("client-state.json"),
                     Duration.ofMillis(o.delayMs())).build();
             try (GlassLedgerClient client = GlassLedgerClient.connect(cfg)) {
-                preload(client, data);
+                long preloadRaw = preload(client, data, o.preloadTxKeys(), o.clients());
+                DiskFootprint disk = new DiskFootprint(o.keys(),
+                        (long) o.keys() * (Workload.KEY_BYTES + Workload.VALUE_BYTES), o.preloadTxKeys());
+                DataDirSize afterPreload = DataDirSize.of(dataDirs(servers));
+                disk.preloaded(preloadRaw, afterPreload);
+                log("after the preload: %d bytes in the data director%s (%d allocated), %.2f × the %d raw bytes",
+                        afterPreload.bytes(), shards == 1 ? "y" : "ies", afterPreload.allocatedBytes(),
+                        (double) afterPreload.bytes() / preloadRaw, preloadRaw);
                 // With several shards, one-shard transactions first: the JVMs warm up on the paths both windows
                 // share, and the cross-shard window, measured second, is not the one penalised by a colder JIT.
                 int rc = 0;
                 if (shards > 1) {
-                    rc |= measure(o, shards, servers, client, data, byShard(data, client, shards), bench);
+                    rc |= measure(o, shards, servers, client, data, byShard(data, client, shards), bench, disk);
                 }
-                rc |= measure(o, shards, servers, client, data, null, bench);
+                rc |= measure(o, shards, servers, client, data, null, bench, disk);
                 return rc;
             }
         } finally {
@@ -177,13 +198,16 @@ public final class ServiceBenchmark {
     /**
      * One measured window. {@code local} null: each transaction's keys uniform over the key space (workload X; with
      * several shards nearly every transaction is cross-shard); else each transaction's keys from one random shard's
-     * keys (no 2PC), so that the two windows' ratio is the cost of two-phase commit on the same cluster.
+     * keys (no 2PC), so that the two windows' ratio is the cost of two-phase commit on the same cluster. The servers'
+     * CPU, in total and in GC threads, is read at the window's two ends; their data directories' size once the load
+     * has stopped, and added to {@code disk} with the puts the load committed.
      */
     private int measure(Options o, int shards, List<ServerProcess> servers, GlassLedgerClient client, Workload data,
-                        int[][] local, String bench) throws Exception {
+                        int[][] local, String bench, DiskFootprint disk) throws Exception {
         String placement = local == null ? "uniform" : "one-shard";
         VerifierStats vs0 = client.verifierStats();
         Load load = new Load();
+        long load0 = System.nanoTime();
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < o.clients(); i++) {
             long seed = 1000 + i;
@@ -194,7 +218,7 @@ public final class ServiceBenchmark {
         }
         Thread.sleep((long) (o.warmup() * 1000));
         long c0 = load.committed.get();
-        double serverCpu0 = cpu(servers);
+        List<CpuSnapshot> serverCpu0 = cpu(servers);
         double clientCpu0 = processCpu();
         load.measuring = true;
         long t0 = System.nanoTime();
@@ -210,12 +234,17 @@ public final class ServiceBenchmark {
         load.measuring = false;
         double secs = (System.nanoTime() - t0) / 1e9;
         long committed = load.measuredCommits.get();
-        double serverCpu = cpu(servers) - serverCpu0;
+        List<GcShare> gcByShard = gcShares(serverCpu0, cpu(servers));
+        GcShare gc = gcByShard.stream().reduce(GcShare.NONE, GcShare::plus);
+        double serverCpu = GcShare.seconds(gc.processTicks());
         double clientCpu = processCpu() - clientCpu0;
         load.stop = true;
         for (Thread t : threads) {
             t.join(60_000);
         }
+        // The load has stopped (every counted put acknowledged, none in flight); the servers run on, uncompacted.
+        disk.loaded(load.putBytes.get(), load.puts.get(), (System.nanoTime() - load0) / 1e9);
+        DataDirSize size = DataDirSize.of(dataDirs(servers));
         log("window: %d commits in %.1f s (%.0f tx/s); waiting for verification of %d promises", committed,
                 secs, committed / secs, load.promises.size());
         if (auditor != null) {
@@ -276,6 +305,13 @@ public final class ServiceBenchmark {
         JsonLine.of(bench, "server_cpu_us_per_tx", serverCpu / committed * 1e6, "us")
                 .with("server_cpu_s", serverCpu).with("cores_used", serverCpu / secs).with("shards", shards).with("placement", placement)
                 .printTo(OUT);
+        JsonLine.of(bench, "server_gc_cpu_share", gc.share(), "ratio")
+                .with("gc_cpu_s", GcShare.seconds(gc.gcTicks())).with("server_cpu_s", serverCpu)
+                .with("max_shard_share", gcByShard.stream().mapToDouble(GcShare::share).max().orElse(Double.NaN))
+                .with("vm_thread_share", gc.vmThreadShare()).with("gc_threads", gc.gcThreads())
+                .with("gc_threads_exited", gc.gcThreadsExited()).with("seconds", secs).with("warmup_s", o.warmup())
+                .with("shards", shards).with("placement", placement).printTo(OUT);
+        disk.line(bench, size).with("shards", shards).with("placement", placement).printTo(OUT);
         JsonLine.of(bench, "client_cpu_us_per_tx", clientCpu / committed * 1e6, "us")
                 .with("client_cpu_s", clientCpu).with("shards", shards).with("placement", placement).printTo(OUT);
         VerifierStats vs = client.verifierStats();
@@ -293,6 +329,10 @@ public final class ServiceBenchmark {
                 lat == null ? Double.NaN : lat.median() / 1e6, lat == null ? Double.NaN : lat.quantile(0.99) / 1e6,
                 serverCpu / committed * 1e6, verified, failed,
                 pending);
+        log("server GC threads: %.1f%% of the server CPU in the window (%d threads); data: %d bytes (%d allocated), "
+                + "%.2f × the %d raw bytes committed by the preload and the load so far", 100 * gc.share(),
+                gc.gcThreads(), size.bytes(), size.allocatedBytes(), (double) size.bytes() / disk.rawBytes(),
+                disk.rawBytes());
         if (load.error != null) {
             log("a client failed: %s", load.error);
             return 1;
@@ -316,12 +356,26 @@ public final class ServiceBenchmark {
         return out;
     }
 
-    private static double cpu(List<ServerProcess> servers) throws java.io.IOException {
-        double sum = 0;
+    /** Every server's CPU so far, in total and by thread, in the order of {@code servers}. */
+    private static List<CpuSnapshot> cpu(List<ServerProcess> servers) throws IOException {
+        List<CpuSnapshot> out = new ArrayList<>();
         for (ServerProcess sp : servers) {
-            sum += sp.cpuSeconds();
+            out.add(sp.cpuSnapshot());
         }
-        return sum;
+        return out;
+    }
+
+    /** Each server's GC share of the window between the reads {@code start} and {@code end}. */
+    private static List<GcShare> gcShares(List<CpuSnapshot> start, List<CpuSnapshot> end) {
+        List<GcShare> out = new ArrayList<>();
+        for (int i = 0; i < start.size(); i++) {
+            out.add(GcShare.between(start.get(i), end.get(i)));
+        }
+        return out;
+    }
+
+    private static List<Path> dataDirs(List<ServerProcess> servers) {
+        return servers.stream().map(sp -> sp.dataDir).toList();
     }
 
     static final class Load {
@@ -333,6 +387,9 @@ public final class ServiceBenchmark {
         final AtomicLong conflicts = new AtomicLong();
         final AtomicLong overloaded = new AtomicLong();
         final AtomicLong aborted = new AtomicLong();
+        /** Puts of every commit acknowledged while the load ran, warm-up included, and their key + value bytes. */
+        final AtomicLong puts = new AtomicLong();
+        final AtomicLong putBytes = new AtomicLong();
         final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
         final ConcurrentLinkedQueue<CommitPromise> promises = new ConcurrentLinkedQueue<>();
     }
@@ -367,13 +424,18 @@ public final class ServiceBenchmark {
                         if (!reads.isEmpty()) {
                             tx.getAll(reads);
                         }
+                        long bytes = 0;
                         for (int i : writes) {
+                            byte[] k = data.key(i).toByteArray();
                             byte[] v = new byte[Workload.VALUE_BYTES];
                             r.nextBytes(v);
-                            tx.put(data.key(i).toByteArray(), v);
+                            tx.put(k, v);
+                            bytes += k.length + v.length;
                         }
                         CommitPromise p = tx.commit();
                         load.committed.incrementAndGet();
+                        load.puts.addAndGet(writes.size());
+                        load.putBytes.addAndGet(bytes);
                         if (load.measuring) {
                             load.measuredCommits.incrementAndGet();
                             load.latencies.add(System.nanoTime() - t0);
@@ -419,30 +481,69 @@ public final class ServiceBenchmark {
         return out;
     }
 
-    private static void preload(GlassLedgerClient client, Workload data) {
+    /**
+     * Puts every key with its preload value, in transactions of {@code txKeys} consecutive keys committed by
+     * {@code threads} threads at once, and waits until every promise verifies. Returns the key + value bytes
+     * committed.
+     */
+    private static long preload(GlassLedgerClient client, Workload data, int txKeys, int threads)
+            throws InterruptedException {
         long t0 = System.nanoTime();
-        List<CommitPromise> ps = new ArrayList<>();
-        for (int from = 0; from < data.size(); from += 1000) {
-            int f = from;
-            while (true) {
+        int txs = (data.size() + txKeys - 1) / txKeys;
+        AtomicInteger next = new AtomicInteger();
+        AtomicLong raw = new AtomicLong();
+        ConcurrentLinkedQueue<CommitPromise> ps = new ConcurrentLinkedQueue<>();
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        List<Thread> workers = new ArrayList<>();
+        for (int w = 0; w < Math.min(threads, txs); w++) {
+            Thread t = new Thread(() -> {
                 try {
-                    Txn tx = client.begin();
-                    for (int i = f; i < Math.min(data.size(), f + 1000); i++) {
-                        tx.put(data.key(i).toByteArray(), data.value(i).toByteArray());
+                    for (int n = next.getAndIncrement(); n < txs && error.get() == null; n = next.getAndIncrement()) {
+                        ps.add(commitPreload(client, data, n * txKeys, Math.min(data.size(), (n + 1) * txKeys), raw));
                     }
-                    ps.add(tx.commit());
-                    break;
-                } catch (GlassLedgerException e) {
-                    if (!e.retryable()) {
-                        throw e;
-                    }
-                    LockSupport.parkNanos(50_000_000);
+                } catch (Throwable e) {
+                    error.compareAndSet(null, e);
                 }
-            }
+            }, "preload-" + w);
+            t.setDaemon(true);
+            workers.add(t);
+            t.start();
+        }
+        for (Thread t : workers) {
+            t.join();
+        }
+        if (error.get() != null) {
+            throw new IllegalStateException("preload failed: " + error.get(), error.get());
         }
         CompletableFuture.allOf(ps.stream().map(CommitPromise::verification).toArray(CompletableFuture[]::new)).join();
-        log("preloaded %d keys in %.1f s (all %d promises verified)", data.size(), (System.nanoTime() - t0) / 1e9,
-                ps.size());
+        log("preloaded %d keys in %d transactions of %d keys in %.1f s (all %d promises verified)", data.size(), txs,
+                txKeys, (System.nanoTime() - t0) / 1e9, ps.size());
+        return raw.get();
+    }
+
+    /** Commits keys {@code from} to {@code to} (exclusive) with their preload values, retrying what is retryable. */
+    private static CommitPromise commitPreload(GlassLedgerClient client, Workload data, int from, int to,
+                                               AtomicLong raw) {
+        while (true) {
+            try {
+                Txn tx = client.begin();
+                long bytes = 0;
+                for (int i = from; i < to; i++) {
+                    byte[] k = data.key(i).toByteArray();
+                    byte[] v = data.value(i).toByteArray();
+                    tx.put(k, v);
+                    bytes += k.length + v.length;
+                }
+                CommitPromise p = tx.commit();
+                raw.addAndGet(bytes);
+                return p;
+            } catch (GlassLedgerException e) {
+                if (!e.retryable()) {
+                    throw e;
+                }
+                LockSupport.parkNanos(50_000_000);
+            }
+        }
     }
 
     private static double processCpu() {

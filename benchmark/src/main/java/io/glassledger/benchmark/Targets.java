@@ -85,6 +85,10 @@ final class Targets {
             check(Set.of("engine"), "engine.*", "negative_control_rejected", "== 1"),
             // service and cluster: workload X over HTTPS, every proof verified
             row("service", "service.x", "throughput", ">= 3000"),
+            // issue 18: the servers' GC share at steady state (--warmup 300), and their data directories over the
+            // raw bytes committed after the preload and 5 minutes of workload X (the same run)
+            row("service", "service.x", "server_gc_cpu_share", "< 0.05"),
+            row("service", "service.x", "server_bytes_over_raw", "<= 2.0"),
             check(SERVICE, "*.x", "verify_failed", "== 0", "shards"),
             check(SERVICE, "*.x", "verify_pending", "== 0", "shards"),
             // ycsb, tpcc and all (GlassDB's benchmark): the headline window of workload X

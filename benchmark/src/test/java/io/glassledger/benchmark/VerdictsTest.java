@@ -83,6 +83,36 @@ class VerdictsTest {
     }
 
     @Test
+    void service_gcShareAndDiskRatioHaveTargets_clusterLinesDoNot() throws Exception {
+        List<JsonNode> lines = print(
+                JsonLine.of("service.x", "throughput", 704, "tx/s").with("shards", 1),
+                JsonLine.of("service.x", "server_gc_cpu_share", 0.225, "ratio").with("shards", 1),
+                JsonLine.of("service.x", "server_bytes_over_raw", 1.9, "ratio").with("shards", 1),
+                JsonLine.of("service.x", "verify_failed", 0, "promises").with("shards", 1),
+                JsonLine.of("service.x", "verify_pending", 0, "promises").with("shards", 1),
+                JsonLine.of("cluster.x", "server_gc_cpu_share", 0.2, "ratio").with("shards", 3),
+                JsonLine.of("cluster.x", "server_bytes_over_raw", 3.0, "ratio").with("shards", 3));
+        assertEquals("< 0.05", lines.get(1).get("target").asText());
+        assertEquals("<= 2.0", lines.get(2).get("target").asText());
+        assertEquals(true, lines.get(5).get("target").isNull(), "the targets are the service's, on one shard");
+        assertEquals(true, lines.get(6).get("target").isNull(), "the targets are the service's, on one shard");
+
+        assertEquals(List.of(
+                "VERDICT service.x throughput 704 target >= 3000: MISSED",
+                "VERDICT service.x server_gc_cpu_share 0.225 target < 0.05: MISSED",
+                "VERDICT service.x server_bytes_over_raw 1.9 target <= 2.0: MET",
+                "VERDICT service.x verify_failed (shards=1) 0 target == 0: MET",
+                "VERDICT service.x verify_pending (shards=1) 0 target == 0: MET"), verdicts("service", false, lines));
+        String quick = " (quick run: sizes too small to judge the target)";
+        assertEquals(List.of(
+                "VERDICT service.x throughput 704 target >= 3000: MISSED" + quick,
+                "VERDICT service.x server_gc_cpu_share 0.225 target < 0.05: MISSED" + quick,
+                "VERDICT service.x server_bytes_over_raw 1.9 target <= 2.0: MET" + quick,
+                "VERDICT service.x verify_failed (shards=1) 0 target == 0: MET",
+                "VERDICT service.x verify_pending (shards=1) 0 target == 0: MET"), verdicts("service", true, lines));
+    }
+
+    @Test
     void ycsb_targetOnlyForTheHeadlineWindow() throws Exception {
         List<JsonNode> lines = print(
                 JsonLine.of("ycsb", "throughput", 921, "tx/s").with("config", "x").with("workload", "x")
