@@ -71,6 +71,9 @@ public final class RocksDbNodeStore implements NodeStore {
     private boolean closed;
     private volatile long blockCount;
 
+    /** Bound on the write-ahead log files kept, in bytes (RocksDB's {@code max_total_wal_size}). */
+    static final long MAX_TOTAL_WAL_BYTES = 64L << 20;
+
     public RocksDbNodeStore(Path dir) {
         this(dir, true, 256L << 20);
     }
@@ -91,7 +94,12 @@ public final class RocksDbNodeStore implements NodeStore {
             cache = own(new LRUCache(cacheBytes));
             dbOptions = own(new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
                     .setMaxBackgroundJobs(2).setBytesPerSync(1 << 20)
-                    .setAllowConcurrentMemtableWrite(false));
+                    .setAllowConcurrentMemtableWrite(false)
+                    // A log file is kept until every column family with data in it has flushed. The small ones
+                    // (blocks, upper, meta) fill their memtables slowly, and with RocksDB's default bound (four
+                    // times all the memtables: 2.5 GB here) a running server kept about 2 GB of old logs, more
+                    // than its SST files. Past this bound the column families holding the oldest log are flushed.
+                    .setMaxTotalWalSize(MAX_TOTAL_WAL_BYTES));
             List<ColumnFamilyDescriptor> cfs = List.of(
                     new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, options(CompressionType.LZ4_COMPRESSION)),
                     new ColumnFamilyDescriptor(bytes("nodes"), hashKeyed(options(CompressionType.NO_COMPRESSION))),
