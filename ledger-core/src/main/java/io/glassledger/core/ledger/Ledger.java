@@ -7,7 +7,7 @@ import io.glassledger.core.hash.Hashing;
 import io.glassledger.core.postree.DiffVisitor;
 import io.glassledger.core.postree.Entry;
 import io.glassledger.core.postree.EntryMaker;
-import io.glassledger.core.postree.Halves;
+import io.glassledger.core.postree.SplitWork;
 import io.glassledger.core.postree.IndexNode;
 import io.glassledger.core.postree.LeafNode;
 import io.glassledger.core.postree.MissingNodeException;
@@ -280,7 +280,7 @@ public final class Ledger {
             }
             // Each record depends on its node and the node it replaced alone, so the encodings run on two cores.
             byte[][] records = new byte[write.length][];
-            Halves.forEachIndex(created, i -> {
+            SplitWork.forEachIndex(created, i -> {
                 if (write[i]) {
                     records[i] = created.get(i).record(created.get(i).fresh());
                 }

@@ -212,7 +212,7 @@ public final class PosTree {
         // A level's new nodes hash independently of each other (each from its items and, for a patch, its base's
         // Merkle tree), so on two cores; the next level needs their hashes, and the order of created stays the
         // level's order.
-        Halves.forEachIndex(made, i -> made.get(i).node().hash());
+        SplitWork.forEachIndex(made, i -> made.get(i).node().hash());
         for (Made m : made) {
             if (!reemitted(m.node(), m.old())) {
                 created.put(m.node().hash(), m.node());

@@ -13,7 +13,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * Batches large enough that every level's new nodes are hashed on two cores ({@link Halves}): inserts, value
+ * Batches large enough that every level's new nodes are hashed on two cores ({@link SplitWork}): inserts, value
  * updates and deletes over a tree whose small nodes give several hundred nodes per level. Whatever thread hashed a
  * node, the tree must be the bulk build's, and every created node must hash as its encoding does.
  */
@@ -42,7 +42,7 @@ class PosTreeTwoCoresTest {
             }
             PosTree.Result res = t.apply(root, new ArrayList<>(batch.values()),
                     (m, old, leaf) -> m.isDelete() ? null : Entry.of(m.key(), m.value(), 0, Hash.ZERO));
-            assertTrue(res.created().size() > 4 * Halves.MIN_ITEMS, "seed " + seed + ": batch too small to split");
+            assertTrue(res.created().size() > 4 * SplitWork.MIN_ITEMS, "seed " + seed + ": batch too small to split");
             for (Node n : res.created()) {
                 assertEquals(Node.decode(n.encode()).hash(), n.hash(), "seed " + seed + ": level " + n.level());
             }
