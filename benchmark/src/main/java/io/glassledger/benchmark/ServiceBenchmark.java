@@ -217,7 +217,6 @@ public final class ServiceBenchmark {
             t.start();
         }
         Thread.sleep((long) (o.warmup() * 1000));
-        long c0 = load.committed.get();
         List<CpuSnapshot> serverCpu0 = cpu(servers);
         double clientCpu0 = processCpu();
         load.measuring = true;
