@@ -50,12 +50,12 @@ final class Buzhash {
      * a non-last entry, and the last entry has a hit in the new stream iff it had one in the old. Reads only the
      * entries within {@link TreeParams#WINDOW} bytes of entry i (and the last entry's, when they are that close).
      */
-    static boolean boundaryKept(Entry[] old, Entry[] neu, int i, int mask) {
-        int n = neu.length;
+    static boolean boundaryKept(LeafNode old, LeafNode neu, int i, int mask) {
+        int n = neu.size();
         int b = i;
         for (int need = TreeParams.WINDOW - 1; need > 0 && b < n - 1; ) {
             b++;
-            need -= neu[b].encodedLength();
+            need -= neu.length(b);
         }
         int newHits = hits(neu, i, b, mask);
         if (b < n - 1) {
@@ -77,12 +77,12 @@ final class Buzhash {
      * a hit inside an entry other than the last of es, bit LAST for one inside the last. Positions before byte
      * WINDOW - 1 of the node are not checked, as when cutting.
      */
-    private static int hits(Entry[] es, int focus, int b, int mask) {
+    private static int hits(LeafNode es, int focus, int b, int mask) {
         int w = TreeParams.WINDOW - 1;
         int a = focus;
         for (int need = w; need > 0 && a > 0; ) {
             a--;
-            need -= es[a].encodedLength();
+            need -= es.length(a);
         }
         int len = 0;
         int from = 0;
@@ -90,18 +90,17 @@ final class Buzhash {
             if (j == focus) {
                 from = len;
             }
-            len += es[j].encodedLength();
+            len += es.length(j);
         }
         byte[] buf = new byte[len];
         int at = 0;
         for (int j = a; j <= b; j++) {
-            byte[] e = es[j].encoded();
-            System.arraycopy(e, 0, buf, at, e.length);
-            at += e.length;
+            es.copyEntry(j, buf, at);
+            at += es.length(j);
         }
-        boolean last = b == es.length - 1;
-        int lastFirst = last ? len - es[b].encodedLength() : Integer.MAX_VALUE;
-        int to = focus == es.length - 1 ? len : Math.min(len, from + es[focus].encodedLength() + w);
+        boolean last = b == es.size() - 1;
+        int lastFirst = last ? len - es.length(b) : Integer.MAX_VALUE;
+        int to = focus == es.size() - 1 ? len : Math.min(len, from + es.length(focus) + w);
         int found = 0;
         int h = 0;
         for (int p = 0; p < to; p++) {

@@ -26,27 +26,105 @@ public final class Entry {
     public static final int MAX_VALUE_BYTES = 1 << 20;
 
     /**
-     * The canonical encoding is the only copy of the data: key, value and prev are read out of it on demand. A
-     * decoded leaf then holds two objects per entry rather than eight, which is what the node cache and the
-     * garbage collector pay for.
+     * The canonical encoding is the only copy of the data: key, value and prev are read out of it on demand. It is
+     * {@code enc[start, end)}: an entry made on its own owns its array, an entry handed out by a leaf is a view of
+     * the leaf's one array of entries ({@link LeafNode}), so that a cached leaf is a few objects, not a few per
+     * entry.
      */
     private final byte[] enc;
+    private final int start;
+    private final int end;
+    /** Offset of the key in {@code enc}. */
     private final int keyOff;
     private final int keyLen;
-    /** Offset of the value, or -1 for a tombstone. */
+    /** Offset of the value in {@code enc}, or -1 for a tombstone. */
     private final int valOff;
     private final int valLen;
     private final long version;
+    /** The leaf this entry is a view of, and its index there, whose routing tree may hold its hash; else null. */
+    private final LeafNode owner;
+    private final int index;
     private Bytes key;
     private Hash hash;
 
-    private Entry(byte[] enc, int keyOff, int keyLen, int valOff, int valLen, long version) {
+    private Entry(byte[] enc, int start, int end, int keyOff, int keyLen, int valOff, int valLen, long version,
+            LeafNode owner, int index) {
         this.enc = enc;
+        this.start = start;
+        this.end = end;
         this.keyOff = keyOff;
         this.keyLen = keyLen;
         this.valOff = valOff;
         this.valLen = valLen;
         this.version = version;
+        this.owner = owner;
+        this.index = index;
+    }
+
+    /**
+     * A view of the well-formed entry encoding at {@code a[start, end)} (already checked, as a leaf's entries are
+     * when it is decoded), item {@code index} of {@code owner}.
+     */
+    static Entry view(byte[] a, int start, int end, LeafNode owner, int index) {
+        int p = start;
+        int keyLen = a[p++];
+        if (keyLen < 0) {
+            keyLen = (keyLen & 0x7f) | (a[p++] & 0x7f) << 7;
+        }
+        int keyOff = p;
+        p += keyLen;
+        long vlen = 0;
+        for (int shift = 0; ; shift += 7) {
+            int b = a[p++];
+            vlen |= (long) (b & 0x7f) << shift;
+            if (b >= 0) {
+                break;
+            }
+        }
+        int valOff = vlen == 0 ? -1 : p;
+        p += vlen == 0 ? 0 : (int) vlen - 1;
+        long version = 0;
+        for (int shift = 0; ; shift += 7) {
+            int b = a[p++];
+            version |= (long) (b & 0x7f) << shift;
+            if (b >= 0) {
+                break;
+            }
+        }
+        return new Entry(a, start, end, keyOff, keyLen, valOff, vlen == 0 ? 0 : (int) vlen - 1, version, owner,
+                index);
+    }
+
+    /**
+     * Checks the entry encoding that starts at the reader's position and moves past it, without copying it: the
+     * same checks as {@link #read}. Returns the key's offset in {@code r.array()}; its length is
+     * {@link #keyLengthAt}.
+     */
+    static int skip(ByteReader r) {
+        int keyLen = r.varint(MAX_KEY_BYTES);
+        if (keyLen == 0) {
+            throw new MalformedException("empty key");
+        }
+        int keyOff = r.position();
+        r.skip(keyLen);
+        int vlen = r.varint(MAX_VALUE_BYTES + 1);
+        if (vlen > 0) {
+            r.skip(vlen - 1);
+        }
+        r.varint();
+        r.skip(Hash.LENGTH);
+        return keyOff;
+    }
+
+    /** Length of the key of the well-formed entry encoding at {@code a[start]}. */
+    static int keyLengthAt(byte[] a, int start) {
+        int k = a[start];
+        return k >= 0 ? k : (k & 0x7f) | (a[start + 1] & 0x7f) << 7;
+    }
+
+    /** Offset of the key of the well-formed entry encoding at {@code a[start]}. */
+    static int keyOffsetAt(byte[] a, int start) {
+        return a[start] >= 0 ? start + 1 : start + 2;
     }
 
     public static Entry of(Bytes key, Bytes value, long version, Hash prev) {
@@ -74,8 +152,9 @@ public final class Entry {
         }
         w.varint(version);
         w.hash(prev);
-        Entry e = new Entry(w.toByteArray(), keyOff, key.length(), valOff, value == null ? 0 : value.length(),
-                version);
+        byte[] encoded = w.toByteArray();
+        Entry e = new Entry(encoded, 0, encoded.length, keyOff, key.length(), valOff, value == null ? 0 : value.length(),
+                version, null, 0);
         e.key = key;
         return e;
     }
@@ -127,12 +206,22 @@ public final class Entry {
     }
 
     public Hash prev() {
-        return Hash.of(enc, enc.length - Hash.LENGTH);
+        return Hash.of(enc, end - Hash.LENGTH);
     }
 
     /** The canonical encoding; callers must not modify it. */
     public byte[] encoded() {
+        return start == 0 && end == enc.length ? enc : Arrays.copyOfRange(enc, start, end);
+    }
+
+    /** The array holding the canonical encoding at {@link #start()}; callers must not modify it. */
+    byte[] array() {
         return enc;
+    }
+
+    /** Offset of the canonical encoding in {@link #array()}. */
+    int start() {
+        return start;
     }
 
     /** Length of the key, without making it. */
@@ -141,7 +230,7 @@ public final class Entry {
     }
 
     public int encodedLength() {
-        return enc.length;
+        return end - start;
     }
 
     /** H(0x03 || value), or null for a tombstone: what the entry hash commits to in place of the value. */
@@ -150,9 +239,19 @@ public final class Entry {
     }
 
     public Hash hash() {
-        Hash h = hash;
+        Hash h = knownHash();
         if (h == null) {
             h = Hashing.entry(enc, keyOff, keyLen, valueHash(), version, prev());
+            hash = h;
+        }
+        return h;
+    }
+
+    /** The entry's hash if it is at hand (made already, or held by its leaf), else null: never computes it. */
+    Hash knownHash() {
+        Hash h = hash;
+        if (h == null && owner != null) {
+            h = owner.knownItemHash(index);
             hash = h;
         }
         return h;
@@ -177,7 +276,7 @@ public final class Entry {
     }
 
     public void write(ByteWriter w) {
-        w.raw(enc);
+        w.raw(enc, start, end - start);
     }
 
     public static Entry read(ByteReader r) {
@@ -196,12 +295,12 @@ public final class Entry {
         long version = r.varint();
         r.skip(Hash.LENGTH);
         byte[] enc = Arrays.copyOfRange(r.array(), start, r.position());
-        return new Entry(enc, keyOff, keyLen, valOff, vlen == 0 ? 0 : vlen - 1, version);
+        return new Entry(enc, 0, enc.length, keyOff, keyLen, valOff, vlen == 0 ? 0 : vlen - 1, version, null, 0);
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Entry e && Arrays.equals(enc, e.enc);
+        return o instanceof Entry e && Arrays.equals(enc, start, end, e.enc, e.start, e.end);
     }
 
     @Override

@@ -1,34 +1,146 @@
 package io.glassledger.core.postree;
 
+import io.glassledger.core.codec.ByteReader;
 import io.glassledger.core.codec.ByteWriter;
+import io.glassledger.core.codec.MalformedException;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
+import io.glassledger.core.hash.Hashing;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.AbstractList;
 import java.util.Arrays;
 import java.util.List;
 
-/** A level-0 node: entries in strictly increasing key order. Separators are derived from adjacent keys. */
+/**
+ * A level-0 node: entries in strictly increasing key order. Separators are derived from adjacent keys.
+ *
+ * <p>Compact: the entries' canonical encodings lie back to back in a few segments of {@link #SEGMENT} entries
+ * each, one byte array per segment with the entries' offsets at its head, and the entry hashes live in the routing
+ * tree's leaf slots. A cached leaf is therefore a few objects per {@link #SEGMENT} entries rather than a few per
+ * entry (the collector's work is per object), and {@link #entry} hands out short-lived views. A new version of the
+ * leaf with some entries replaced shares every other segment with the old one and copies only the segments it
+ * changes: about as many bytes as the old representation's patch, which copied its array of entry references and
+ * made the new entry.
+ */
 public final class LeafNode extends Node {
-    private final Entry[] entries;
-    /** Total encoded bytes of the entries, or -1 until computed. */
-    private int bytes;
+    /** Entries per segment (a power of two); every segment but the last is full. */
+    static final int SEGMENT = 4;
+    private static final int SHIFT = Integer.numberOfTrailingZeros(SEGMENT);
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
-    LeafNode(Entry[] entries) {
-        this(entries, -1);
-    }
+    /**
+     * Segment s holds entries [s * SEGMENT, min(n, (s + 1) * SEGMENT)): a header of m + 1 little-endian ints (the
+     * offsets in the segment of its m entries and of its end), then the entries. Segments are never modified,
+     * so versions of a leaf share them.
+     */
+    private final byte[][] segs;
+    private final int n;
+    /** Total encoded bytes of the entries. */
+    private final int bytes;
+    /**
+     * Entry hashes known when the leaf was made (carried over from the entries it was made from, null where not
+     * known), until its routing tree holds them all; then null.
+     */
+    private Hash[] known;
 
-    /** @param bytes the entries' total encoded length, if the caller knows it (-1 if not) */
-    LeafNode(Entry[] entries, int bytes) {
-        this.entries = entries;
+    private LeafNode(byte[][] segs, int n, int bytes, Hash[] known) {
+        this.segs = segs;
+        this.n = n;
         this.bytes = bytes;
+        this.known = known;
     }
 
-    /** The entries array itself, for in-place rebuilds that copy it. */
-    Entry[] entryArray() {
-        return entries;
+    /** A segment of entries {@code es[from, to)}. */
+    private static byte[] segment(List<Entry> es, int from, int to) {
+        int head = 4 * (to - from + 1);
+        int len = head;
+        for (int i = from; i < to; i++) {
+            len += es.get(i).encodedLength();
+        }
+        byte[] seg = new byte[len];
+        int at = head;
+        for (int i = from; i < to; i++) {
+            Entry e = es.get(i);
+            INT.set(seg, 4 * (i - from), at);
+            System.arraycopy(e.array(), e.start(), seg, at, e.encodedLength());
+            at += e.encodedLength();
+        }
+        INT.set(seg, 4 * (to - from), at);
+        return seg;
+    }
+
+    /** A segment of the well-formed entry encodings {@code a[offs[k] + base, offs[k + 1] + base)}, k in [from, to). */
+    private static byte[] segment(byte[] a, int base, int[] offs, int from, int to) {
+        int head = 4 * (to - from + 1);
+        byte[] seg = new byte[head + offs[to] - offs[from]];
+        System.arraycopy(a, base + offs[from], seg, head, offs[to] - offs[from]);
+        for (int k = from; k <= to; k++) {
+            INT.set(seg, 4 * (k - from), head + offs[k] - offs[from]);
+        }
+        return seg;
+    }
+
+    private static byte[][] segments(byte[] a, int base, int[] offs, int count) {
+        byte[][] ss = new byte[(count + SEGMENT - 1) >>> SHIFT][];
+        for (int s = 0; s < ss.length; s++) {
+            ss[s] = segment(a, base, offs, s << SHIFT, Math.min(count, (s + 1) << SHIFT));
+        }
+        return ss;
+    }
+
+    /** A leaf of these entries, in strictly increasing key order (not checked). */
+    static LeafNode of(List<Entry> entries, int bytes) {
+        int count = entries.size();
+        byte[][] ss = new byte[(count + SEGMENT - 1) >>> SHIFT][];
+        int total = 0;
+        for (int s = 0; s < ss.length; s++) {
+            ss[s] = segment(entries, s << SHIFT, Math.min(count, (s + 1) << SHIFT));
+            total += ss[s].length - 4 * (Math.min(count, (s + 1) << SHIFT) - (s << SHIFT) + 1);
+        }
+        Hash[] known = null;
+        for (int i = 0; i < count; i++) {
+            Hash h = entries.get(i).knownHash();
+            if (h != null) {
+                if (known == null) {
+                    known = new Hash[count];
+                }
+                known[i] = h;
+            }
+        }
+        return new LeafNode(ss, count, total, known);
     }
 
     public static LeafNode of(List<Entry> entries) {
-        return new LeafNode(entries.toArray(new Entry[0]));
+        return of(entries, -1);
+    }
+
+    /**
+     * This leaf with entry {@code idx[k]} replaced by {@code es[k]} for each k ({@code idx} increasing): the
+     * segments holding a replaced entry are made again, every other one is shared.
+     */
+    LeafNode withReplaced(int[] idx, Entry[] es, int count) {
+        byte[][] ss = segs.clone();
+        int total = bytes;
+        int k = 0;
+        List<Entry> seg = new java.util.ArrayList<>(SEGMENT);
+        while (k < count) {
+            int s = idx[k] >>> SHIFT;
+            int from = s << SHIFT;
+            int to = Math.min(n, from + SEGMENT);
+            seg.clear();
+            for (int i = from; i < to; i++) {
+                if (k < count && idx[k] == i) {
+                    total += es[k].encodedLength() - length(i);
+                    seg.add(es[k++]);
+                } else {
+                    seg.add(entry(i));
+                }
+            }
+            ss[s] = segment(seg, 0, to - from);
+        }
+        return new LeafNode(ss, n, total, null);
     }
 
     @Override
@@ -38,24 +150,75 @@ public final class LeafNode extends Node {
 
     @Override
     public int size() {
-        return entries.length;
+        return n;
+    }
+
+    private byte[] seg(int i) {
+        return segs[i >>> SHIFT];
+    }
+
+    /** Offset of entry i in its segment. */
+    private static int start(byte[] seg, int i) {
+        return (int) INT.get(seg, 4 * (i & (SEGMENT - 1)));
+    }
+
+    private static int end(byte[] seg, int i) {
+        return (int) INT.get(seg, 4 * (i & (SEGMENT - 1)) + 4);
     }
 
     public Entry entry(int i) {
-        return entries[i];
+        byte[] g = seg(i);
+        return Entry.view(g, start(g, i), end(g, i), this, i);
     }
 
     public List<Entry> entries() {
-        return List.of(entries);
+        return new AbstractList<>() {
+            @Override
+            public Entry get(int i) {
+                return entry(i);
+            }
+
+            @Override
+            public int size() {
+                return LeafNode.this.size();
+            }
+        };
+    }
+
+    /** Encoded length of entry i. */
+    int length(int i) {
+        byte[] g = seg(i);
+        return end(g, i) - start(g, i);
+    }
+
+    /** Copies entry i's encoding into {@code dst} at {@code at}. */
+    void copyEntry(int i, byte[] dst, int at) {
+        byte[] g = seg(i);
+        int st = start(g, i);
+        System.arraycopy(g, st, dst, at, end(g, i) - st);
+    }
+
+    private int keyOff(int i) {
+        byte[] g = seg(i);
+        return Entry.keyOffsetAt(g, start(g, i));
+    }
+
+    private int keyLen(int i) {
+        byte[] g = seg(i);
+        return Entry.keyLengthAt(g, start(g, i));
     }
 
     /** Index of {@code key}, or -(insertion point) - 1. */
     public int find(Bytes key) {
+        byte[] k = key.unsafeArray();
         int lo = 0;
-        int hi = entries.length - 1;
+        int hi = size() - 1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            int c = entries[mid].compareKeyTo(key);
+            byte[] g = seg(mid);
+            int st = start(g, mid);
+            int ko = Entry.keyOffsetAt(g, st);
+            int c = Arrays.compareUnsigned(g, ko, ko + Entry.keyLengthAt(g, st), k, 0, k.length);
             if (c < 0) {
                 lo = mid + 1;
             } else if (c > 0) {
@@ -69,17 +232,45 @@ public final class LeafNode extends Node {
 
     @Override
     public Hash itemHash(int i) {
-        return entries[i].hash();
+        Hash h = knownItemHash(i);
+        if (h == null) {
+            h = computeItemHash(i);
+            Hash[] k = known;
+            if (k != null) {
+                k[i] = h;
+            }
+        }
+        return h;
+    }
+
+    /** Entry i's hash if the routing tree or the hashes carried at construction hold it; never computes it. */
+    Hash knownItemHash(int i) {
+        Hash h = builtItemHash(i);
+        if (h == null) {
+            Hash[] k = known;
+            h = k == null ? null : k[i];
+        }
+        return h;
+    }
+
+    private Hash computeItemHash(int i) {
+        Entry e = entry(i);
+        return Hashing.entry(seg(i), keyOff(i), keyLen(i), e.valueHash(), e.version(), e.prev());
+    }
+
+    @Override
+    void treeBuilt() {
+        known = null;
     }
 
     @Override
     public Bytes separator(int i) {
-        return Entry.separator(entries[i - 1], entries[i]);
+        return Node.shortestSeparator(seg(i - 1), keyOff(i - 1), keyLen(i - 1), seg(i), keyOff(i), keyLen(i));
     }
 
     @Override
     public long count() {
-        return entries.length;
+        return size();
     }
 
     @Override
@@ -87,130 +278,173 @@ public final class LeafNode extends Node {
         return sameItemAt(b, i, i);
     }
 
+    private boolean sameKey(int i, LeafNode o, int j) {
+        int a = keyOff(i);
+        int b = o.keyOff(j);
+        return Arrays.equals(seg(i), a, a + keyLen(i), o.seg(j), b, b + o.keyLen(j));
+    }
+
+    private int compareKeys(int i, LeafNode o, int j) {
+        int a = keyOff(i);
+        int b = o.keyOff(j);
+        return Arrays.compareUnsigned(seg(i), a, a + keyLen(i), o.seg(j), b, b + o.keyLen(j));
+    }
+
     @Override
     boolean sameSeparator(Node b, int i) {
         LeafNode o = (LeafNode) b;
-        // Identity first: an in-place rebuild shares every unchanged entry, and reading keys would touch them all.
-        return (entries[i - 1] == o.entries[i - 1] || entries[i - 1].keyEquals(o.entries[i - 1]))
-                && (entries[i] == o.entries[i] || entries[i].keyEquals(o.entries[i]));
+        return (sharedAt(o, i - 1) || sameKey(i - 1, o, i - 1)) && (sharedAt(o, i) || sameKey(i, o, i));
+    }
+
+    /** Item i of this leaf and of {@code o} lie in one shared segment, at one place: they are the same entry. */
+    private boolean sharedAt(LeafNode o, int i) {
+        return i < o.n && seg(i) == o.seg(i);
     }
 
     @Override
     int encodedSizeHint() {
-        int n = bytes;
-        if (n < 0) {
-            n = 0;
-            for (Entry e : entries) {
-                n += e.encodedLength();
-            }
-            bytes = n;
-        }
-        return n;
+        return bytes;
     }
 
-    /** Per entry: the reference, the entry object, its encoding, its hash and its key once made. */
+    /** The segments and the array of them (the item hashes are in the routing tree, which {@link #weight} counts). */
     @Override
     int itemsWeight() {
-        long w = arrayBytes((long) REF * entries.length);
-        for (Entry e : entries) {
-            w += entryWeight(e);
+        long w = arrayBytes((long) REF * segs.length);
+        for (byte[] g : segs) {
+            w += arrayBytes(g.length);
         }
         return (int) Math.min(Integer.MAX_VALUE, w);
     }
 
-    /** One entry's part of {@link #itemsWeight()}. */
-    static long entryWeight(Entry e) {
-        return REF + ENTRY_OBJECT + arrayBytes(e.encodedLength()) + HASH_BYTES + BYTES_OBJECT + arrayBytes(e.keyLength());
-    }
-
-    /** An {@link Entry} object without its arrays. */
-    private static final int ENTRY_OBJECT = 64;
-
     @Override
     boolean sameItemAt(Node b, int i, int j) {
-        Entry x = entries[j];
-        Entry y = ((LeafNode) b).entries[i];
-        return x == y || x.equals(y);
+        LeafNode o = (LeafNode) b;
+        if (i == j && sharedAt(o, i)) {
+            return true;
+        }
+        byte[] g = seg(j);
+        byte[] h = o.seg(i);
+        return Arrays.equals(g, start(g, j), end(g, j), h, start(h, i), end(h, i));
     }
 
     @Override
     long syncByKey(Node b, int i, int j) {
-        Entry[] o = ((LeafNode) b).entries;
+        LeafNode o = (LeafNode) b;
+        int nb = o.size();
+        int nn = size();
         int di = 0;
         int dj = 0;
-        while (i + di < o.length && j + dj < entries.length) {
-            Entry x = o[i + di];
-            Entry y = entries[j + dj];
-            int c = Entry.compareKeys(x, y);
+        while (i + di < nb && j + dj < nn) {
+            int c = o.compareKeys(i + di, this, j + dj);
             if (c < 0) {
                 di++;
             } else if (c > 0) {
                 dj++;
-            } else if (x == y || x.equals(y)) {
+            } else if (sameItemAt(o, i + di, j + dj)) {
                 break;
             } else {
                 di++;
                 dj++;
             }
         }
-        if (i + di >= o.length || j + dj >= entries.length) {
-            return ((long) (o.length - i) << 32) | (entries.length - j);
+        if (i + di >= nb || j + dj >= nn) {
+            return ((long) (nb - i) << 32) | (nn - j);
         }
         return ((long) di << 32) | dj;
     }
 
     @Override
     void writeOpItem(ByteWriter w, int i) {
-        entries[i].write(w);
+        byte[] g = seg(i);
+        w.raw(g, start(g, i), length(i));
     }
 
     @Override
-    Node withOps(io.glassledger.core.codec.ByteReader r, int n) {
-        List<Entry> out = new java.util.ArrayList<>(entries.length + 4);
-        int size = encodedSizeHint();
+    Node withOps(ByteReader r, int n) {
+        int nb = size();
+        ByteWriter out = new ByteWriter(bytes + 256);
+        int[] o = new int[nb + 8];
+        int count = 0;
         int at = 0;
         for (int k = 0; k < n; k++) {
-            int skip = r.varint(entries.length - at);
+            int skip = r.varint(nb - at);
+            o = ensure(o, count + skip);
             for (int c = 0; c < skip; c++) {
-                out.add(entries[at++]);
+                o[count++] = out.size();
+                writeOpItem(out, at++);
             }
-            int removed = r.varint(entries.length - at);
+            int removed = r.varint(nb - at);
             int added = r.varint(1 << 20);
             if (removed == 0 && added == 0) {
-                throw new io.glassledger.core.codec.MalformedException("empty delta run");
+                throw new MalformedException("empty delta run");
             }
-            for (int c = 0; c < removed; c++) {
-                size -= entries[at++].encodedLength();
-            }
+            at += removed;
             for (int c = 0; c < added; c++) {
-                Entry e = Entry.read(r);
-                out.add(e);
-                size += e.encodedLength();
+                int start = r.position();
+                Entry.skip(r);
+                o = ensure(o, count + 1);
+                o[count++] = out.size();
+                out.raw(r.array(), start, r.position() - start);
             }
         }
-        while (at < entries.length) {
-            out.add(entries[at++]);
+        o = ensure(o, count + nb - at);
+        while (at < nb) {
+            o[count++] = out.size();
+            writeOpItem(out, at++);
         }
-        if (out.isEmpty() || out.size() > 1 << 20) {
-            throw new io.glassledger.core.codec.MalformedException("delta gives " + out.size() + " entries");
+        if (count == 0 || count > 1 << 20) {
+            throw new MalformedException("delta gives " + count + " entries");
         }
-        for (int i = 1; i < out.size(); i++) {
-            if (Entry.compareKeys(out.get(i - 1), out.get(i)) >= 0) {
-                throw new io.glassledger.core.codec.MalformedException("delta breaks key order at " + i);
+        byte[] d = out.toByteArray();
+        o[count] = d.length;
+        LeafNode leaf = new LeafNode(segments(d, 0, o, count), count, d.length, null);
+        for (int i = 1; i < count; i++) {
+            if (leaf.compareKeys(i - 1, leaf, i) >= 0) {
+                throw new MalformedException("delta breaks key order at " + i);
             }
         }
-        return new LeafNode(out.toArray(new Entry[0]), size);
+        return leaf;
+    }
+
+    private static int[] ensure(int[] a, int need) {
+        return need + 1 <= a.length ? a : Arrays.copyOf(a, Math.max(need + 1, a.length * 2));
+    }
+
+    /**
+     * Reads {@code count} entries at the reader's position as a leaf: each checked as {@link Entry#read} checks it,
+     * keys strictly increasing, all copied in one piece.
+     */
+    static LeafNode read(ByteReader r, int count) {
+        byte[] a = r.array();
+        int start = r.position();
+        int[] off = new int[count + 1];
+        int prevKey = -1;
+        int prevLen = 0;
+        for (int i = 0; i < count; i++) {
+            off[i] = r.position() - start;
+            int ko = Entry.skip(r);
+            int kl = Entry.keyLengthAt(a, start + off[i]);
+            if (i > 0 && Arrays.compareUnsigned(a, prevKey, prevKey + prevLen, a, ko, ko + kl) >= 0) {
+                throw new MalformedException("leaf keys not strictly increasing at " + i);
+            }
+            prevKey = ko;
+            prevLen = kl;
+        }
+        off[count] = r.position() - start;
+        return new LeafNode(segments(a, start, off, count), count, off[count], null);
     }
 
     @Override
     public void writeItems(ByteWriter w) {
-        for (Entry e : entries) {
-            e.write(w);
+        for (int s = 0; s < segs.length; s++) {
+            byte[] g = segs[s];
+            int first = start(g, 0);
+            w.raw(g, first, g.length - first);
         }
     }
 
     @Override
     public String toString() {
-        return "Leaf" + Arrays.toString(entries);
+        return "Leaf" + entries();
     }
 }

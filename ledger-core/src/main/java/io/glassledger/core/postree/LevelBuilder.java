@@ -49,9 +49,9 @@ final class LevelBuilder {
 
     void addEntry(Entry e) {
         entries.add(e);
-        byte[] enc = e.encoded();
-        bytes += enc.length;
-        boolean hit = buz.feed(enc, 0, enc.length);
+        int len = e.encodedLength();
+        bytes += len;
+        boolean hit = buz.feed(e.array(), e.start(), len);
         if (hit || bytes >= params.leafMaxBytes()) {
             closeLeaf();
         }
@@ -101,7 +101,7 @@ final class LevelBuilder {
     }
 
     private void closeLeaf() {
-        LeafNode n = new LeafNode(entries.toArray(new Entry[0]), bytes);
+        LeafNode n = LeafNode.of(entries, bytes);
         if (fresh) {
             n.markFresh();
         }

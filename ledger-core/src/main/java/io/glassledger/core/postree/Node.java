@@ -109,6 +109,18 @@ public abstract sealed class Node permits LeafNode, IndexNode {
     public final byte[] record(boolean deltaAllowed) {
         Node b = derivedFrom;
         derivedFrom = null;
+        try {
+            return record(b, deltaAllowed);
+        } finally {
+            recorded();
+        }
+    }
+
+    /** Called once the node's record is made: what was kept to compare it with the node it replaced can go. */
+    void recorded() {
+    }
+
+    private byte[] record(Node b, boolean deltaAllowed) {
         if (deltaAllowed && b != null && b.storedDepth >= 0 && b.storedDepth < MAX_DELTA_DEPTH
                 && b.level() == level()) {
             int full = encodedSizeHint() + 8;
@@ -259,8 +271,37 @@ public abstract sealed class Node permits LeafNode, IndexNode {
             }
             tree = t;
             base = null;
+            treeBuilt();
         }
         return t;
+    }
+
+    /** Called once the routing tree is built: what was kept to build it can go. */
+    void treeBuilt() {
+    }
+
+    /** Item i's hash as the routing tree holds it, if the tree is built; else null (never builds it). */
+    final Hash builtItemHash(int i) {
+        byte[] t = tree;
+        return t == null ? null : Hash.of(t, slot(i) * Hash.LENGTH);
+    }
+
+    /** Position of item i's leaf in the routing tree's preorder layout. */
+    final int slot(int i) {
+        int idx = 0;
+        int lo = 0;
+        int hi = size();
+        while (hi - lo > 1) {
+            int m = split(lo, hi);
+            if (i < m) {
+                idx += 1;
+                hi = m;
+            } else {
+                idx += 2 * (m - lo);
+                lo = m;
+            }
+        }
+        return idx;
     }
 
     /**
@@ -458,15 +499,7 @@ public abstract sealed class Node permits LeafNode, IndexNode {
         }
         Node n;
         if (level == 0) {
-            Entry[] es = new Entry[count];
-            int start = r.position();
-            for (int i = 0; i < count; i++) {
-                es[i] = Entry.read(r);
-                if (i > 0 && Entry.compareKeys(es[i - 1], es[i]) >= 0) {
-                    throw new MalformedException("leaf keys not strictly increasing at " + i);
-                }
-            }
-            n = new LeafNode(es, r.position() - start);
+            n = LeafNode.read(r, count);
         } else {
             Hash[] cs = new Hash[count];
             long[] counts = new long[count];

@@ -388,47 +388,40 @@ public final class PosTree {
      */
     private int replaceEntriesInPlace(List<Region> regions, int r, Cursor s, List<Span> spans, List<Made> made) {
         LeafNode old = (LeafNode) s.top();
-        Entry[] es = old.entryArray();
-        int n = es.length;
-        Entry[] neu = null;
-        long grow = 0;
+        int n = old.size();
         int k = r;
         while (k < regions.size() && sameNode(regions.get(k).pos, s)) {
             Region g = regions.get(k);
-            int i = g.pos.topIdx();
-            if (g.remove != 1 || g.insert.size() != 1 || i >= n) {
+            if (g.remove != 1 || g.insert.size() != 1 || g.pos.topIdx() >= n) {
                 return r;
             }
-            Entry e = (Entry) g.insert.get(0);
-            grow += e.encodedLength() - es[i].encodedLength();
-            if (neu == null) {
-                neu = es.clone();
-            }
-            neu[i] = e;
             k++;
         }
-        if (neu == null) {
+        if (k == r) {
             return r;
+        }
+        int[] idx = new int[k - r];
+        Entry[] es = new Entry[k - r];
+        long grow = 0;
+        for (int j = r; j < k; j++) {
+            Region g = regions.get(j);
+            idx[j - r] = g.pos.topIdx();
+            es[j - r] = (Entry) g.insert.get(0);
+            grow += es[j - r].encodedLength() - old.length(idx[j - r]);
         }
         long max = params.leafMaxBytes();
         long total = old.encodedSizeHint();
         long grown = total + grow;
-        if (grown - neu[n - 1].encodedLength() >= max || (total >= max) != (grown >= max)) {
+        int lastLen = idx[idx.length - 1] == n - 1 ? es[es.length - 1].encodedLength() : old.length(n - 1);
+        if (grown - lastLen >= max || (total >= max) != (grown >= max)) {
             return r;
         }
-        for (int j = r; j < k; j++) {
-            if (!Buzhash.boundaryKept(es, neu, regions.get(j).pos.topIdx(), params.leafMask())) {
+        LeafNode leaf = old.withReplaced(idx, es, idx.length);
+        for (int i : idx) {
+            if (!Buzhash.boundaryKept(old, leaf, i, params.leafMask())) {
                 return r;
             }
         }
-        LeafNode leaf = new LeafNode(neu, (int) grown);
-        // Same entry count, so the weight differs from the old leaf's by the swapped entries alone.
-        long w = old.weight();
-        for (int j = r; j < k; j++) {
-            int i = regions.get(j).pos.topIdx();
-            w += LeafNode.entryWeight(neu[i]) - LeafNode.entryWeight(es[i]);
-        }
-        leaf.knownWeight(w);
         leaf.markFresh();
         leaf.knownKeys(old.firstKey(src), old.lastKey(src));
         leaf.deriveFrom(old);
