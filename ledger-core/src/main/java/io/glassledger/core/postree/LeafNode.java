@@ -359,47 +359,95 @@ public final class LeafNode extends Node {
         w.raw(g, start(g, i), length(i));
     }
 
+    /**
+     * Applies a delta's runs. The result shares every segment of this leaf whose entries all stay at the same index
+     * (the runs before a change, and after a change that neither adds nor removes entries), so decoding a delta
+     * chain costs about the segments each delta changes, not a copy of the leaf per step.
+     */
     @Override
     Node withOps(ByteReader r, int n) {
         int nb = size();
-        ByteWriter out = new ByteWriter(bytes + 256);
-        int[] o = new int[nb + 8];
+        byte[] rec = r.array();
+        // Per output item: its index in this leaf (>= 0), or -1 with its bytes at rec[start, end) for an added one.
+        int[] from = new int[nb + 8];
+        int[] start = new int[nb + 8];
+        int[] end = new int[nb + 8];
         int count = 0;
         int at = 0;
         for (int k = 0; k < n; k++) {
             int skip = r.varint(nb - at);
-            o = ensure(o, count + skip);
-            for (int c = 0; c < skip; c++) {
-                o[count++] = out.size();
-                writeOpItem(out, at++);
+            int removed;
+            int added;
+            if (count + skip >= from.length) {
+                from = ensure(from, count + skip);
+                start = ensure(start, count + skip);
+                end = ensure(end, count + skip);
             }
-            int removed = r.varint(nb - at);
-            int added = r.varint(1 << 20);
+            for (int c = 0; c < skip; c++) {
+                from[count++] = at++;
+            }
+            removed = r.varint(nb - at);
+            added = r.varint(1 << 20);
             if (removed == 0 && added == 0) {
                 throw new MalformedException("empty delta run");
             }
             at += removed;
             for (int c = 0; c < added; c++) {
-                int start = r.position();
+                int st = r.position();
                 Entry.skip(r);
-                o = ensure(o, count + 1);
-                o[count++] = out.size();
-                out.raw(r.array(), start, r.position() - start);
+                if (count + 1 >= from.length) {
+                    from = ensure(from, count + 1);
+                    start = ensure(start, count + 1);
+                    end = ensure(end, count + 1);
+                }
+                from[count] = -1;
+                start[count] = st;
+                end[count++] = r.position();
             }
         }
-        o = ensure(o, count + nb - at);
+        if (count + nb - at >= from.length) {
+            from = ensure(from, count + nb - at);
+        }
         while (at < nb) {
-            o[count++] = out.size();
-            writeOpItem(out, at++);
+            from[count++] = at++;
         }
         if (count == 0 || count > 1 << 20) {
             throw new MalformedException("delta gives " + count + " entries");
         }
-        byte[] d = out.toByteArray();
-        o[count] = d.length;
-        LeafNode leaf = new LeafNode(segments(d, 0, o, count), count, d.length, null);
+        byte[][] ss = new byte[(count + SEGMENT - 1) >>> SHIFT][];
+        int total = 0;
+        for (int s = 0; s < ss.length; s++) {
+            int lo = s << SHIFT;
+            int hi = Math.min(count, lo + SEGMENT);
+            boolean share = s < segs.length && Math.min(nb, lo + SEGMENT) == hi;
+            int len = 4 * (hi - lo + 1);
+            for (int k = lo; k < hi; k++) {
+                share &= from[k] == k;
+                len += from[k] >= 0 ? length(from[k]) : end[k] - start[k];
+            }
+            total += len - 4 * (hi - lo + 1);
+            if (share) {
+                ss[s] = segs[s];
+                continue;
+            }
+            byte[] seg = new byte[len];
+            int p = 4 * (hi - lo + 1);
+            for (int k = lo; k < hi; k++) {
+                INT.set(seg, 4 * (k - lo), p);
+                if (from[k] >= 0) {
+                    copyEntry(from[k], seg, p);
+                    p += length(from[k]);
+                } else {
+                    System.arraycopy(rec, start[k], seg, p, end[k] - start[k]);
+                    p += end[k] - start[k];
+                }
+            }
+            INT.set(seg, 4 * (hi - lo), p);
+            ss[s] = seg;
+        }
+        LeafNode leaf = new LeafNode(ss, count, total, null);
         for (int i = 1; i < count; i++) {
-            if (leaf.compareKeys(i - 1, leaf, i) >= 0) {
+            if ((from[i - 1] < 0 || from[i] < 0 || from[i] != from[i - 1] + 1) && leaf.compareKeys(i - 1, leaf, i) >= 0) {
                 throw new MalformedException("delta breaks key order at " + i);
             }
         }
