@@ -52,6 +52,14 @@ public final class Ledger {
     private final PosTree tree;
     private final TreeProver prover;
     private final UpperTree upper;
+    /**
+     * The nodes each of the last appends replaced, oldest first: they leave the cache {@link #DEMOTE_AFTER_APPENDS}
+     * appends later, not at once, because the proofs of the promises just made are taken at the blocks that held
+     * them, a few blocks behind the head, and each such proof would otherwise read and decode the replaced nodes'
+     * delta chains again.
+     */
+    private final java.util.ArrayDeque<List<Hash>> recentlyReplaced = new java.util.ArrayDeque<>();
+    static final int DEMOTE_AFTER_APPENDS = 16;
     private volatile Head head;
 
     /** The newest block and the digest naming it. upperRoot covers blocks 0..number-1. */
@@ -307,8 +315,10 @@ public final class Ledger {
             return blocks;
         }
         store.write(batch);
-        for (Hash old : replaced) {
-            if (!overlay.containsKey(old)) {
+        replaced.removeIf(overlay::containsKey);
+        recentlyReplaced.addLast(replaced);
+        while (recentlyReplaced.size() > DEMOTE_AFTER_APPENDS) {
+            for (Hash old : recentlyReplaced.removeFirst()) {
                 cache.demote(old);
             }
         }

@@ -25,8 +25,8 @@ import java.util.HashMap;
  * {@link #SLOT_BYTES} for the cache's own bookkeeping. A shared entry is thus counted once per cached node holding
  * it, never by no one: removing one holder (demotion, eviction, replacement) subtracts only that holder's weight,
  * and the entry stays counted in every other holder for as long as it is cached. The price is that two versions
- * cached together are charged more than they retain; demotion keeps that rare by dropping each replaced node as
- * its successor is cached.
+ * cached together are charged more than they retain; demotion bounds that by dropping each replaced node a few
+ * appends after its successor is cached.
  */
 final class NodeCache {
     /** A slot, its hash-map node and its share of the table and the ring, on a 64-bit JVM. */
@@ -74,8 +74,9 @@ final class NodeCache {
     }
 
     /**
-     * Lets the node under {@code h} go first: an append calls this for each node its new tree replaced, which only
-     * reads of older blocks will want again, so that the cache keeps the live tree rather than its history.
+     * Drops the node under {@code h}: the ledger calls this for each node an append replaced, some appends later
+     * (once the proofs of recent promises, taken at the blocks that held it, are done with it), so that the cache
+     * keeps the live tree rather than its history.
      */
     void demote(Hash h) {
         stripe(h).demote(h);
