@@ -59,7 +59,13 @@ public final class Ledger {
      * delta chains again.
      */
     private final java.util.ArrayDeque<List<Hash>> recentlyReplaced = new java.util.ArrayDeque<>();
+    private long recentlyReplacedCount;
     static final int DEMOTE_AFTER_APPENDS = 16;
+    /**
+     * At most this many replaced nodes wait to be demoted: a large append (a bulk load touching most leaves) has its
+     * replaced nodes demoted at once, as before, rather than holding their hashes and cache space for 16 appends.
+     */
+    static final int DEMOTE_WAITING_MAX = 1 << 16;
     private volatile Head head;
 
     /** The newest block and the digest naming it. upperRoot covers blocks 0..number-1. */
@@ -317,8 +323,11 @@ public final class Ledger {
         store.write(batch);
         replaced.removeIf(overlay::containsKey);
         recentlyReplaced.addLast(replaced);
-        while (recentlyReplaced.size() > DEMOTE_AFTER_APPENDS) {
-            for (Hash old : recentlyReplaced.removeFirst()) {
+        recentlyReplacedCount += replaced.size();
+        while (recentlyReplaced.size() > DEMOTE_AFTER_APPENDS || recentlyReplacedCount > DEMOTE_WAITING_MAX) {
+            List<Hash> oldest = recentlyReplaced.removeFirst();
+            recentlyReplacedCount -= oldest.size();
+            for (Hash old : oldest) {
                 cache.demote(old);
             }
         }
