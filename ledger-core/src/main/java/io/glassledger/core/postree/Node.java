@@ -109,18 +109,6 @@ public abstract sealed class Node permits LeafNode, IndexNode {
     public final byte[] record(boolean deltaAllowed) {
         Node b = derivedFrom;
         derivedFrom = null;
-        try {
-            return record(b, deltaAllowed);
-        } finally {
-            recorded();
-        }
-    }
-
-    /** Called once the node's record is made: what was kept to compare it with the node it replaced can go. */
-    void recorded() {
-    }
-
-    private byte[] record(Node b, boolean deltaAllowed) {
         if (deltaAllowed && b != null && b.storedDepth >= 0 && b.storedDepth < MAX_DELTA_DEPTH
                 && b.level() == level()) {
             int full = encodedSizeHint() + 8;
@@ -450,14 +438,6 @@ public abstract sealed class Node permits LeafNode, IndexNode {
             weight = w;
         }
         return w;
-    }
-
-    /**
-     * Sets the weight {@link #weight()} would compute, for a node derived from one whose weight is known: the
-     * caller adds what changed instead of walking every item again.
-     */
-    final void knownWeight(long w) {
-        weight = (int) Math.min(Integer.MAX_VALUE, w);
     }
 
     /** A node object (the larger of the two kinds) and the two boundary keys it may hold, without their bytes. */

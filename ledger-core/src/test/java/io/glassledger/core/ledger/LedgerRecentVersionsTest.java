@@ -9,9 +9,7 @@ import io.glassledger.core.postree.Mutation;
 import io.glassledger.core.postree.TreeParams;
 import io.glassledger.core.proof.ProofVerifier;
 import io.glassledger.core.proof.VerificationException;
-import io.glassledger.core.store.InMemoryNodeStore;
-import io.glassledger.core.store.NodeStore;
-import io.glassledger.core.store.StoreBatch;
+import io.glassledger.core.store.ForwardingNodeStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -68,53 +66,13 @@ class LedgerRecentVersionsTest {
     }
 
     /** An in-memory store that counts node reads. */
-    private static final class CountingStore implements NodeStore {
-        final InMemoryNodeStore inner = new InMemoryNodeStore();
+    private static final class CountingStore extends ForwardingNodeStore {
         final AtomicLong reads = new AtomicLong();
 
         @Override
         public byte[] node(Hash hash) {
             reads.incrementAndGet();
-            return inner.node(hash);
-        }
-
-        @Override
-        public byte[] block(long number) {
-            return inner.block(number);
-        }
-
-        @Override
-        public byte[] blockTransactions(long number) {
-            return inner.blockTransactions(number);
-        }
-
-        @Override
-        public Hash upper(int level, long index) {
-            return inner.upper(level, index);
-        }
-
-        @Override
-        public byte[] meta(String key) {
-            return inner.meta(key);
-        }
-
-        @Override
-        public long blockCount() {
-            return inner.blockCount();
-        }
-
-        @Override
-        public void write(StoreBatch batch) {
-            inner.write(batch);
-        }
-
-        @Override
-        public long sizeBytes() {
-            return inner.sizeBytes();
-        }
-
-        @Override
-        public void close() {
+            return super.node(hash);
         }
     }
 }

@@ -10,8 +10,7 @@ import java.util.Map;
  * An in-memory store that also hashes every node record it is given, in hash order per batch: two runs of the same
  * operations give the same digest exactly when they write the same records (full or delta, byte for byte).
  */
-public final class RecordDigestStore implements NodeStore {
-    private final InMemoryNodeStore inner = new InMemoryNodeStore();
+public final class RecordDigestStore extends ForwardingNodeStore {
     private final MessageDigest md;
 
     public RecordDigestStore() {
@@ -28,36 +27,6 @@ public final class RecordDigestStore implements NodeStore {
     }
 
     @Override
-    public byte[] node(Hash hash) {
-        return inner.node(hash);
-    }
-
-    @Override
-    public byte[] block(long number) {
-        return inner.block(number);
-    }
-
-    @Override
-    public byte[] blockTransactions(long number) {
-        return inner.blockTransactions(number);
-    }
-
-    @Override
-    public Hash upper(int level, long index) {
-        return inner.upper(level, index);
-    }
-
-    @Override
-    public byte[] meta(String key) {
-        return inner.meta(key);
-    }
-
-    @Override
-    public long blockCount() {
-        return inner.blockCount();
-    }
-
-    @Override
     public synchronized void write(StoreBatch batch) {
         List<Map.Entry<Hash, byte[]>> nodes = new ArrayList<>(batch.nodes.entrySet());
         nodes.sort((a, b) -> java.util.Arrays.compareUnsigned(a.getKey().unsafeArray(), b.getKey().unsafeArray()));
@@ -66,14 +35,5 @@ public final class RecordDigestStore implements NodeStore {
             md.update(e.getValue());
         }
         inner.write(batch);
-    }
-
-    @Override
-    public long sizeBytes() {
-        return inner.sizeBytes();
-    }
-
-    @Override
-    public void close() {
     }
 }
