@@ -14,7 +14,7 @@ import java.util.function.Consumer;
 /**
  * Persist into a state ten times the node cache ({@code persist_cold}), and the heap the ledger then retains after
  * full collections ({@code heap}). A ledger of its own, in {@code dir/cold}: {@code --cold-keys} keys loaded in
- * blocks of at most 250,000, with a node cache of a tenth of the state's raw key and value bytes; then untimed
+ * blocks of at most 1,000,000, with a node cache of a tenth of the state's raw key and value bytes; then untimed
  * warm-up blocks and timed blocks of 1,000 random updates, fsync on, as {@code persist}.
  */
 final class ColdPersist {
@@ -22,9 +22,11 @@ final class ColdPersist {
      * Keys per load block, so that a large state is not built by one append holding every node at once. An append
      * keeps each node it creates, and the version that node replaced (the base of its delta record), until the
      * records are made at its end; with compact leaves the two versions of a re-cut leaf no longer share entries,
-     * and 1,000,000 random keys into a 9,000,000-key tree (every leaf rewritten) ran an 8 GB heap out of memory.
+     * and 1,000,000 random keys into a 9,000,000-key tree (every leaf rewritten) ran an 8 GB heap out of memory, so
+     * the full run now has 12 GB (benchmark/run). Smaller load appends are no way out: each rewrites most leaves as
+     * deltas, the chains deepen, and 250,000-key appends had not loaded the state after 26 minutes.
      */
-    static final int LOAD_BLOCK_KEYS = 250_000;
+    static final int LOAD_BLOCK_KEYS = 1_000_000;
 
     private ColdPersist() {
     }

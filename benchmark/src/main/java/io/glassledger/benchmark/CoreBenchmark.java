@@ -35,7 +35,7 @@ import java.util.stream.Stream;
 public final class CoreBenchmark {
     /**
      * Decoded-node cache: large enough for the whole state of the 1M-key ledger, as a server would size it (2 GiB of
-     * the full run's 8 GiB heap); at most a third of a smaller heap, such as {@code --quick}'s.
+     * the full run's 12 GiB heap); at most a third of a smaller heap, such as {@code --quick}'s.
      */
     static final long NODE_CACHE_BYTES = Math.min(2L << 30, Runtime.getRuntime().maxMemory() / 3);
 
