@@ -485,7 +485,7 @@ public final class ServiceBenchmark {
      * {@code threads} threads at once, and waits until every promise verifies. Returns the key + value bytes
      * committed.
      */
-    private static long preload(GlassLedgerClient client, Workload data, int txKeys, int threads)
+    static long preload(GlassLedgerClient client, Workload data, int txKeys, int threads)
             throws InterruptedException {
         long t0 = System.nanoTime();
         int txs = (data.size() + txKeys - 1) / txKeys;

@@ -83,6 +83,15 @@ final class Targets {
             check(Set.of("engine"), "engine.*", "verify_failed", "== 0"),
             check(Set.of("engine"), "engine.*", "verify_pending", "== 0"),
             check(Set.of("engine"), "engine.*", "negative_control_rejected", "== 1"),
+            // peers (issue 19): GlassLedger's rate over immudb's, operation for operation, in one alternating run
+            row("peers", "peers.get", "ratio", ">= 1.5"),
+            row("peers", "peers.get", "cpu_ratio", "< 1"),
+            row("peers", "peers.set_verified", "ratio", ">= 1.5"),
+            row("peers", "peers.set_deferred", "ratio", ">= 3"),
+            row("peers", "peers.tx", "ratio", ">= 8"),
+            row("peers", "peers.tx64", "ratio", ">= 8"),
+            check(Set.of("peers"), "peers", "verify_failed", "== 0"),
+            check(Set.of("peers"), "peers", "verify_pending", "== 0"),
             // service and cluster: workload X over HTTPS, every proof verified
             row("service", "service.x", "throughput", ">= 3000"),
             // issue 18: the servers' GC share at steady state (--warmup 300), and their data directories over the
