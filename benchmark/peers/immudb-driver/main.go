@@ -4,7 +4,7 @@
 // directory, every state signature checked against the public key.
 //
 //	immudb-driver keygen DIR
-//	immudb-driver load -port P -data FILE [-batch N]
+//	immudb-driver load -port P -data FILE [-batch N] [-workers W]
 //	immudb-driver run -port P -data FILE -workload get|set|tx -clients N -warmup S -seconds S -state DIR -pubkey FILE -seed N
 //
 // FILE holds the records of the key space: a 32-byte key and its 128-byte value each, as written by the Java side,
@@ -128,12 +128,14 @@ func connect(ctx context.Context, port int, stateDir, pubkey, db string) (client
 	return c, nil
 }
 
-// load creates the database and sets every record of the data file, -batch keys per transaction (SetAll), synced as every immudb write.
+// load creates the database and sets every record of the data file, -batch keys per transaction (SetAll), synced as
+// every immudb write, from -workers sessions at once.
 func load(args []string) error {
 	fs := flag.NewFlagSet("load", flag.ExitOnError)
 	port := fs.Int("port", 3322, "immudb's gRPC port on 127.0.0.1")
 	dataFile := fs.String("data", "", "the records file")
 	batch := fs.Int("batch", 1000, "keys per transaction")
+	workers := fs.Int("workers", 8, "sessions loading at once")
 	stateDir := fs.String("state", os.TempDir(), "client state directory")
 	_ = fs.Parse(args)
 	data, n, err := readData(*dataFile)
@@ -153,20 +155,40 @@ func load(args []string) error {
 	if err != nil {
 		return fmt.Errorf("create database %s: %w", database, err)
 	}
-	c, err := connect(ctx, *port, *stateDir, "", database)
-	if err != nil {
-		return err
+	// -workers sessions at once, each taking the next batch: a synced immudb commits one batch per fsync per session
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, *workers)
+	for w := 0; w < *workers; w++ {
+		c, err := connect(ctx, *port, filepath.Join(*stateDir, fmt.Sprint("w", w)), "", database)
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func(c client.ImmuClient) {
+			defer wg.Done()
+			defer c.CloseSession(ctx)
+			for {
+				from := int(next.Add(int64(*batch))) - *batch
+				if from >= n {
+					return
+				}
+				to := min(n, from+*batch)
+				req := &schema.SetRequest{}
+				for i := from; i < to; i++ {
+					req.KVs = append(req.KVs, &schema.KeyValue{Key: key(data, i), Value: value(data, i)})
+				}
+				if _, err := c.SetAll(ctx, req); err != nil {
+					errs <- fmt.Errorf("preload keys %d..%d: %w", from, to, err)
+					return
+				}
+			}
+		}(c)
 	}
-	defer c.CloseSession(ctx)
-	for from := 0; from < n; from += *batch {
-		to := min(n, from+*batch)
-		req := &schema.SetRequest{}
-		for i := from; i < to; i++ {
-			req.KVs = append(req.KVs, &schema.KeyValue{Key: key(data, i), Value: value(data, i)})
-		}
-		if _, err := c.SetAll(ctx, req); err != nil {
-			return fmt.Errorf("preload keys %d..%d: %w", from, to, err)
-		}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
 	}
 	return nil
 }

@@ -67,10 +67,10 @@ final class ImmudbProcess implements AutoCloseable {
         }
     }
 
-    /** Sets every record of {@code data} (a 32-byte key and its 128-byte value each), 1,000 keys per transaction. */
-    void preload(Path data) throws IOException, InterruptedException {
-        exec(List.of(driver.toString(), "load", "-port", Integer.toString(port), "-data", data.toString(), "-state",
-                dir.resolve("state-load").toString()), dir.resolve("load.log"));
+    /** Sets every record of {@code data} (a 32-byte key and its 128-byte value each), {@code txKeys} per transaction. */
+    void preload(Path data, int txKeys) throws IOException, InterruptedException {
+        exec(List.of(driver.toString(), "load", "-port", Integer.toString(port), "-data", data.toString(), "-batch",
+                Integer.toString(txKeys), "-state", dir.resolve("state-load").toString()), dir.resolve("load.log"));
     }
 
     /**

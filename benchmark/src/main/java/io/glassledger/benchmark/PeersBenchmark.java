@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code benchmark/run peers}: GlassLedger against immudb v1.11.1, operation for operation, on loopback with the same
- * data (32-byte keys, 128-byte values; 100,000 preloaded), the same clients and the same warm-up, alternating
+ * data (32-byte keys, 128-byte values; 100,000 preloaded in transactions of 10 keys), the same clients and the same warm-up, alternating
  * A-B-A-B. Both acknowledge a write only once it is on disk (immudb: {@code --synced}; GlassLedger: its WAL's group
  * fsync) and both sign the states their clients check (immudb: {@code --signingKey}, ECDSA P-256; GlassLedger:
  * Ed25519 signed heads).
@@ -62,8 +62,8 @@ public final class PeersBenchmark {
     }
 
     record Options(int keys, double seconds, double warmup, double firstWarmup, int rounds, int clients,
-                   int txClientsHigh, long persistMs, long delayMs, boolean signed, List<String> only, Path dir,
-                   Path chart, boolean quick) {
+                   int txClientsHigh, int preloadTxKeys, long persistMs, long delayMs, boolean signed,
+                   List<String> only, Path dir, Path chart, boolean quick) {
         static Options parse(String[] args) {
             boolean quick = List.of(args).contains("--quick");
             int keys = quick ? 2_000 : 100_000;
@@ -73,6 +73,7 @@ public final class PeersBenchmark {
             int rounds = quick ? 1 : 2;
             int clients = 16;
             int high = 64;
+            int preloadTxKeys = 10;
             long persist = 10;
             long delay = 100;
             boolean signed = true;
@@ -90,6 +91,8 @@ public final class PeersBenchmark {
                     case "--rounds" -> rounds = (int) Args.number(args[i], Args.value(args, ++i), 1, 20);
                     case "--clients" -> clients = (int) Args.number(args[i], Args.value(args, ++i), 1, 512);
                     case "--tx-clients-high" -> high = (int) Args.number(args[i], Args.value(args, ++i), 1, 512);
+                    case "--preload-tx-keys" -> preloadTxKeys = (int) Args.number(args[i], Args.value(args, ++i), 1,
+                            10_000);
                     case "--persist-ms" -> persist = Args.number(args[i], Args.value(args, ++i), 1, 60_000);
                     case "--delay-ms" -> delay = Args.number(args[i], Args.value(args, ++i), 1, 60_000);
                     case "--unsigned-immudb" -> signed = false;
@@ -100,7 +103,7 @@ public final class PeersBenchmark {
                         System.err.println("""
                                 usage: benchmark/run peers [--quick] [--keys N] [--seconds S] [--warmup S]
                                                            [--first-warmup S] [--rounds R] [--clients C]
-                                                           [--tx-clients-high C] [--persist-ms MS] [--delay-ms MS]
+                                                           [--tx-clients-high C] [--preload-tx-keys N] [--persist-ms MS] [--delay-ms MS]
                                                            [--unsigned-immudb] [--only LIST] [--chart FILE]
                                   GlassLedger against immudb v1.11.1 (built from its Go module), alternating
                                   --keys N          preloaded keys (default 100000; --quick 2000)
@@ -111,6 +114,7 @@ public final class PeersBenchmark {
                                   --rounds R        A-B rounds; the order alternates by round (default 2; --quick 1)
                                   --clients C       clients of get, set_deferred, set_verified, tx (default 16)
                                   --tx-clients-high C  clients of tx64 (default 64)
+                                  --preload-tx-keys N  keys per preload transaction, both systems (default 10)
                                   --persist-ms MS   GlassLedger's persist interval (default 10)
                                   --delay-ms MS     the SDK's verify delay of the deferred workloads (default 100)
                                   --unsigned-immudb immudb without a signing key (its states unsigned)
@@ -126,8 +130,8 @@ public final class PeersBenchmark {
                     throw new IllegalArgumentException("unknown workload " + w);
                 }
             }
-            return new Options(keys, seconds, warmup, firstWarmup, rounds, clients, high, persist, delay, signed, only,
-                    dir.toAbsolutePath().normalize(), chart, quick);
+            return new Options(keys, seconds, warmup, firstWarmup, rounds, clients, high, preloadTxKeys, persist,
+                    delay, signed, only, dir.toAbsolutePath().normalize(), chart, quick);
         }
 
         List<Spec> specs() {
@@ -193,9 +197,10 @@ public final class PeersBenchmark {
             try (GlassLedgerClient dc = GlassLedgerClient.connect(deferred);
                  GlassLedgerClient vc = GlassLedgerClient.connect(verified)) {
                 long t0 = System.nanoTime();
-                immudb.preload(records);
-                log("immudb: preloaded in %.1f s", (System.nanoTime() - t0) / 1e9);
-                ServiceBenchmark.preload(dc, data, 1000, 4);
+                immudb.preload(records, o.preloadTxKeys());
+                log("immudb: preloaded in %.1f s, %d keys per transaction", (System.nanoTime() - t0) / 1e9,
+                        o.preloadTxKeys());
+                ServiceBenchmark.preload(dc, data, o.preloadTxKeys(), 16);
                 Map<String, List<Window>> gl = new LinkedHashMap<>();
                 Map<String, List<Window>> im = new LinkedHashMap<>();
                 List<Spec> specs = o.specs();
@@ -276,7 +281,8 @@ public final class PeersBenchmark {
                 .with("glassledger_server_cpu_us", glServer).with("immudb_client_cpu_us", imClient)
                 .with("immudb_server_cpu_us", imServer).with("cpu_ratio", cpuRatio).with("clients", s.clients())
                 .with("rounds", o.rounds()).with("seconds", o.seconds()).with("keys", o.keys())
-                .with("immudb_signed", o.signed()).with("persist_ms", o.persistMs()).printTo(OUT);
+                .with("immudb_signed", o.signed()).with("persist_ms", o.persistMs())
+                .with("preload_tx_keys", o.preloadTxKeys()).printTo(OUT);
         JsonLine.of(bench, "cpu_ratio", cpuRatio, "x").with("glassledger_cpu_us", glClient + glServer)
                 .with("immudb_cpu_us", imClient + imServer).printTo(OUT);
         log("%s: GlassLedger %.0f vs immudb %.0f %s: %.2f x; CPU per unit (client + server) %.0f + %.0f vs %.0f + %.0f us",
