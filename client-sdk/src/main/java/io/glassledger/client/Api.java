@@ -7,7 +7,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -96,28 +95,52 @@ final class Api {
         return b;
     }
 
+    /**
+     * Sends {@code r} with the blocking {@code HttpClient.send} on this client's executor, not with {@code sendAsync}:
+     * the JDK's {@code sendAsync} completes every response through {@code CompletableFuture}'s default executor,
+     * which on a machine whose common pool has fewer than 2 threads (2 cores, or a container limited to 2 CPUs)
+     * starts a new thread per response; measured on the verified-write path (benchmark/run peers) as 13% of the
+     * client's CPU in {@code Thread.start} and the context switches it causes.
+     */
     private <T> CompletableFuture<T> send(HttpRequest r, Class<T> type) {
-        CompletableFuture<HttpResponse<byte[]>> f;
+        CompletableFuture<T> out = new CompletableFuture<>();
         try {
-            f = http.sendAsync(r, info -> new CappedBody(maxResponseBytes,
-                    info.headers().firstValueAsLong("Content-Length").orElse(-1)));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(GlassLedgerException.transport(r.uri() + ": " + e, e));
-        }
-        return f.handle((resp, err) -> {
-            if (err != null) {
-                Throwable c = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
-                for (Throwable t = c; t != null; t = t.getCause()) {
-                    if (t instanceof CappedBody.TooLarge) {
-                        throw new GlassLedgerException(RESPONSE_TOO_LARGE, 0, false, r.method() + " "
-                                + r.uri().getPath() + ": " + t.getMessage());
-                    }
+            executor.execute(() -> {
+                HttpResponse<byte[]> resp;
+                try {
+                    resp = http.send(r, info -> new CappedBody(maxResponseBytes,
+                            info.headers().firstValueAsLong("Content-Length").orElse(-1)));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    out.completeExceptionally(GlassLedgerException.transport(r.method() + " " + r.uri()
+                            + ": interrupted", e));
+                    return;
+                } catch (IOException | RuntimeException e) {
+                    out.completeExceptionally(failure(r, e));
+                    return;
                 }
-                // The whole URI: a refusal to connect must name the server it tried.
-                throw GlassLedgerException.transport(r.method() + " " + r.uri() + ": " + c, c);
+                try {
+                    out.complete(decode(r, resp, type));
+                } catch (RuntimeException e) {
+                    out.completeExceptionally(e);
+                }
+            });
+        } catch (RuntimeException e) {
+            out.completeExceptionally(GlassLedgerException.transport(r.uri() + ": " + e, e));
+        }
+        return out;
+    }
+
+    /** A failed exchange: a body over the cap is {@code response_too_large}, anything else {@code transport}. */
+    private static GlassLedgerException failure(HttpRequest r, Throwable c) {
+        for (Throwable t = c; t != null; t = t.getCause()) {
+            if (t instanceof CappedBody.TooLarge) {
+                return new GlassLedgerException(RESPONSE_TOO_LARGE, 0, false, r.method() + " "
+                        + r.uri().getPath() + ": " + t.getMessage());
             }
-            return decode(r, resp, type);
-        });
+        }
+        // The whole URI: a refusal to connect must name the server it tried.
+        return GlassLedgerException.transport(r.method() + " " + r.uri() + ": " + c, c);
     }
 
     private static <T> T decode(HttpRequest r, HttpResponse<byte[]> resp, Class<T> type) {
