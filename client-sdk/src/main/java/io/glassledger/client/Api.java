@@ -1,21 +1,40 @@
 package io.glassledger.client;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelOption;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.JdkSslContext;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
+import reactor.core.publisher.Mono;
+import reactor.netty.ByteBufFlux;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.ConnectionProvider;
+import reactor.netty.resources.LoopResources;
 
 /**
  * JSON over HTTPS to one server: bearer authentication, a timeout per request, and the one place that turns an HTTP
  * failure into a {@link GlassLedgerException} (an RFC 9457 problem's {@code code}, status, {@code retryable} and
  * {@code Retry-After}; no answer at all is the retryable {@code transport}).
+ *
+ * <p>Transport: Reactor Netty's HTTP/1.1 client with pooled keep-alive connections on the SDK's own event loop (two
+ * daemon threads shared by every client of the JVM). A response is read on the event loop, capped, and handed to
+ * this server's executor, where it is decoded and where everything the caller chains on it runs (verification may
+ * block on the trust store's fsync or on a further request, which an event loop must never do). Chosen over the
+ * JDK's {@code HttpClient}, whose selector thread, executor hand-offs and per-response thread (its
+ * {@code sendAsync}, where the common pool has one thread) cost the client more CPU per request than the
+ * verification itself (benchmark/run peers, RESULTS.md).
  */
 final class Api {
     /** An RFC 9457 problem body with GlassLedger's extension members. */
@@ -25,7 +44,21 @@ final class Api {
     /** The code of a response refused for its size (the same code the server gives a proof answer it will not build). */
     static final String RESPONSE_TOO_LARGE = "response_too_large";
 
+    /** A body longer than the cap. */
+    static final class TooLarge extends IOException {
+        TooLarge(String message) {
+            super(message);
+        }
+    }
+
+    /** A response read whole: status, {@code Retry-After} (or null) and body. */
+    private record Answer(int status, String retryAfter, byte[] body) {
+    }
+
+    private static final LoopResources LOOP = LoopResources.create("glassledger-http", 2, true);
+
     private final HttpClient http;
+    private final ConnectionProvider pool;
     private final ExecutorService executor;
     private final String base;
     private final String authorization;
@@ -45,15 +78,24 @@ final class Api {
             t.setDaemon(true);
             return t;
         });
-        // HTTP/1.1 with pooled keep-alive connections: measured about 10% less CPU per transaction than HTTP/2 with
-        // the JDK client against Reactor Netty (benchmark/run service, 2026-11-23).
-        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(timeout).executor(executor)
-                .version(HttpClient.Version.HTTP_1_1);
-        if (ssl != null) {
-            b.sslContext(ssl);
-        }
-        this.http = b.build();
         this.base = base.toString().replaceAll("/+$", "");
+        this.pool = ConnectionProvider.builder("glassledger-" + base.getHost() + "-" + base.getPort())
+                .maxConnections(256).pendingAcquireMaxCount(-1).maxIdleTime(Duration.ofSeconds(50)).build();
+        HttpClient c = HttpClient.create(pool).runOn(LOOP).keepAlive(true).compress(false)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()))
+                .disableRetry(true);
+        if ("https".equalsIgnoreCase(base.getScheme())) {
+            SSLContext ctx;
+            try {
+                ctx = ssl != null ? ssl : SSLContext.getDefault();
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("no default TLS context", e);
+            }
+            JdkSslContext netty = new JdkSslContext(ctx, true, null, io.netty.handler.ssl.IdentityCipherSuiteFilter.INSTANCE,
+                    io.netty.handler.ssl.ApplicationProtocolConfig.DISABLED, ClientAuth.NONE, null, false);
+            c = c.secure(spec -> spec.sslContext(netty));
+        }
+        this.http = c;
         this.authorization = apiKey == null ? null : "Bearer " + apiKey;
         this.timeout = timeout;
         this.maxResponseBytes = maxResponseBytes;
@@ -69,7 +111,7 @@ final class Api {
     }
 
     <T> CompletableFuture<T> get(String path, Class<T> type) {
-        return send(request(path, timeout).GET().build(), type);
+        return send(HttpMethod.GET, path, null, type, timeout);
     }
 
     <T> CompletableFuture<T> post(String path, Object body, Class<T> type) {
@@ -77,102 +119,141 @@ final class Api {
     }
 
     <T> CompletableFuture<T> post(String path, Object body, Class<T> type, Duration requestTimeout) {
-        HttpRequest r = request(path, requestTimeout).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(Json.write(body))).build();
-        return send(r, type);
+        return send(HttpMethod.POST, path, Json.write(body), type, requestTimeout);
     }
 
-    private HttpRequest.Builder request(String path, Duration requestTimeout) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(requestTimeout)
-                .header("Accept", "application/json, application/problem+json");
-        if (authorization != null) {
-            b.header("Authorization", authorization);
-        }
+    private <T> CompletableFuture<T> send(HttpMethod method, String path, byte[] body, Class<T> type,
+                                          Duration requestTimeout) {
+        String uri = base + path;
         String v = mapVersion;
-        if (v != null) {
-            b.header(io.glassledger.api.Wire.SHARD_MAP_HEADER, v);
+        CompletableFuture<T> out = new CompletableFuture<>();
+        Mono<Answer> answer;
+        try {
+            answer = http.headers(h -> {
+                h.set(HttpHeaderNames.ACCEPT, "application/json, application/problem+json");
+                if (authorization != null) {
+                    h.set(HttpHeaderNames.AUTHORIZATION, authorization);
+                }
+                if (v != null) {
+                    h.set(io.glassledger.api.Wire.SHARD_MAP_HEADER, v);
+                }
+                if (body != null) {
+                    h.set(HttpHeaderNames.CONTENT_TYPE, "application/json");
+                    h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+                }
+            }).responseTimeout(requestTimeout).request(method).uri(uri)
+                    .send((req, outbound) -> body == null ? outbound : outbound.sendByteArray(Mono.just(body)))
+                    .responseConnection((resp, conn) -> {
+                        long declared = resp.responseHeaders().getInt(HttpHeaderNames.CONTENT_LENGTH, -1);
+                        if (declared > maxResponseBytes) {
+                            return Mono.error(new TooLarge("the response declares " + declared
+                                    + " bytes, more than the " + maxResponseBytes + " this client reads"));
+                        }
+                        String retryAfter = resp.responseHeaders().get(HttpHeaderNames.RETRY_AFTER);
+                        int status = resp.status().code();
+                        return capped(conn.inbound().receive()).map(b -> new Answer(status, retryAfter, b));
+                    }).next().timeout(requestTimeout.plus(requestTimeout))
+                    .switchIfEmpty(Mono.error(() -> new IOException("no response")));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(GlassLedgerException.transport(uri + ": " + e, e));
         }
-        return b;
+        // One signal reaches the executor: the answer or the failure (a completion after the answer is not one).
+        answer.subscribe(a -> handOff(out, () -> out.complete(decode(method, path, a, type))),
+                e -> handOff(out, () -> out.completeExceptionally(failure(method, uri, path, e))));
+        return out;
     }
 
-    /**
-     * Sends {@code r} with the blocking {@code HttpClient.send} on this client's executor, not with {@code sendAsync}:
-     * the JDK's {@code sendAsync} completes every response through {@code CompletableFuture}'s default executor,
-     * which on a machine whose common pool has fewer than 2 threads (2 cores, or a container limited to 2 CPUs)
-     * starts a new thread per response; measured on the verified-write path (benchmark/run peers) as 13% of the
-     * client's CPU in {@code Thread.start} and the context switches it causes.
-     */
-    private <T> CompletableFuture<T> send(HttpRequest r, Class<T> type) {
-        CompletableFuture<T> out = new CompletableFuture<>();
+    /** Runs {@code task} on this server's executor (never on the event loop); {@code out} fails if it cannot. */
+    private void handOff(CompletableFuture<?> out, Runnable task) {
         try {
             executor.execute(() -> {
-                HttpResponse<byte[]> resp;
                 try {
-                    resp = http.send(r, info -> new CappedBody(maxResponseBytes,
-                            info.headers().firstValueAsLong("Content-Length").orElse(-1)));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    out.completeExceptionally(GlassLedgerException.transport(r.method() + " " + r.uri()
-                            + ": interrupted", e));
-                    return;
-                } catch (IOException | RuntimeException e) {
-                    out.completeExceptionally(failure(r, e));
-                    return;
-                }
-                try {
-                    out.complete(decode(r, resp, type));
+                    task.run();
                 } catch (RuntimeException e) {
                     out.completeExceptionally(e);
                 }
             });
-        } catch (RuntimeException e) {
-            out.completeExceptionally(GlassLedgerException.transport(r.uri() + ": " + e, e));
+        } catch (RejectedExecutionException e) {
+            out.completeExceptionally(GlassLedgerException.transport("the client is closed", e));
         }
-        return out;
+    }
+
+    /** The body's bytes, failing with {@link TooLarge} as soon as they pass the cap. */
+    private Mono<byte[]> capped(ByteBufFlux in) {
+        return in.reduceWith(ByteArrayOutputStream::new, (buf, bb) -> {
+            if ((long) buf.size() + bb.readableBytes() > maxResponseBytes) {
+                throw new TooLargeUnchecked(new TooLarge("the response is longer than the " + maxResponseBytes
+                        + " bytes this client reads"));
+            }
+            copy(bb, buf);
+            return buf;
+        }).map(ByteArrayOutputStream::toByteArray).onErrorMap(TooLargeUnchecked.class, TooLargeUnchecked::getCause)
+                .defaultIfEmpty(new byte[0]);
+    }
+
+    private static final class TooLargeUnchecked extends RuntimeException {
+        TooLargeUnchecked(TooLarge cause) {
+            super(cause);
+        }
+    }
+
+    private static void copy(ByteBuf bb, ByteArrayOutputStream buf) {
+        int n = bb.readableBytes();
+        if (bb.hasArray()) {
+            buf.write(bb.array(), bb.arrayOffset() + bb.readerIndex(), n);
+        } else {
+            byte[] chunk = new byte[n];
+            bb.getBytes(bb.readerIndex(), chunk);
+            buf.write(chunk, 0, n);
+        }
     }
 
     /** A failed exchange: a body over the cap is {@code response_too_large}, anything else {@code transport}. */
-    private static GlassLedgerException failure(HttpRequest r, Throwable c) {
+    private static GlassLedgerException failure(HttpMethod method, String uri, String path, Throwable c) {
         for (Throwable t = c; t != null; t = t.getCause()) {
-            if (t instanceof CappedBody.TooLarge) {
-                return new GlassLedgerException(RESPONSE_TOO_LARGE, 0, false, r.method() + " "
-                        + r.uri().getPath() + ": " + t.getMessage());
+            if (t instanceof TooLarge) {
+                return new GlassLedgerException(RESPONSE_TOO_LARGE, 0, false, method + " " + pathOf(path) + ": "
+                        + t.getMessage());
             }
         }
         // The whole URI: a refusal to connect must name the server it tried.
-        return GlassLedgerException.transport(r.method() + " " + r.uri() + ": " + c, c);
+        return GlassLedgerException.transport(method + " " + uri + ": " + c, c);
     }
 
-    private static <T> T decode(HttpRequest r, HttpResponse<byte[]> resp, Class<T> type) {
-        int status = resp.statusCode();
-        if (status / 100 != 2) {
-            throw problem(r, resp);
+    private static String pathOf(String path) {
+        int q = path.indexOf('?');
+        return q < 0 ? path : path.substring(0, q);
+    }
+
+    private static <T> T decode(HttpMethod method, String path, Answer a, Class<T> type) {
+        if (a.status() / 100 != 2) {
+            throw problem(method, path, a);
         }
-        if (resp.body().length == 0 && (type == Object.class || type == Void.class)) {
+        if (a.body().length == 0 && (type == Object.class || type == Void.class)) {
             return null;
         }
         try {
-            return Json.MAPPER.readValue(resp.body(), type);
+            return Json.MAPPER.readValue(a.body(), type);
         } catch (IOException e) {
-            throw GlassLedgerException.badResponse(r.method() + " " + r.uri().getPath()
-                    + " answered a body that is not a " + type.getSimpleName() + ": " + e.getMessage(), e);
+            throw GlassLedgerException.badResponse(method + " " + pathOf(path) + " answered a body that is not a "
+                    + type.getSimpleName() + ": " + e.getMessage(), e);
         }
     }
 
-    private static GlassLedgerException problem(HttpRequest r, HttpResponse<byte[]> resp) {
-        int status = resp.statusCode();
+    private static GlassLedgerException problem(HttpMethod method, String path, Answer a) {
+        int status = a.status();
         Problem p = null;
         try {
-            p = Json.MAPPER.readValue(resp.body(), Problem.class);
+            p = Json.MAPPER.readValue(a.body(), Problem.class);
         } catch (IOException | RuntimeException e) {
             // not a problem body (a proxy, or a server bug): fall back to the status alone
         }
-        Duration retryAfter = resp.headers().firstValue("Retry-After").map(Api::seconds).orElse(null);
+        Duration retryAfter = a.retryAfter() == null ? null : seconds(a.retryAfter());
         String code = p != null && p.code() != null ? p.code() : "http_" + status;
         boolean retryable = p != null && p.retryable() != null ? p.retryable()
                 : status == 429 || status == 502 || status == 503 || status == 504;
         String detail = p != null && p.detail() != null ? p.detail()
-                : r.method() + " " + r.uri().getPath() + " answered HTTP " + status;
+                : method + " " + pathOf(path) + " answered HTTP " + status;
         return new GlassLedgerException(code, status, retryable, detail, retryAfter, null);
     }
 
@@ -186,5 +267,6 @@ final class Api {
 
     void close() {
         executor.shutdownNow();
+        pool.dispose();
     }
 }
