@@ -30,7 +30,8 @@ final class ImmudbProcess implements AutoCloseable {
     final int port;
 
     /** One driver window: what the driver measured and the server's CPU over the same window. */
-    record Window(long ops, long tx, double seconds, double clientCpu, double serverCpu, long errors, String firstError) {
+    record Window(long ops, long tx, double seconds, double clientCpu, double serverCpu, long errors,
+                  String firstError) {
     }
 
     ImmudbProcess(Path binary, Path driver, Path dir, boolean signed) throws IOException, InterruptedException {
@@ -67,7 +68,7 @@ final class ImmudbProcess implements AutoCloseable {
         }
     }
 
-    /** Sets every record of {@code data} (a 32-byte key and its 128-byte value each), {@code txKeys} per transaction. */
+    /** Sets every record of {@code data} (a 32-byte key and its 128-byte value each), {@code txKeys} per tx. */
     void preload(Path data, int txKeys) throws IOException, InterruptedException {
         exec(List.of(driver.toString(), "load", "-port", Integer.toString(port), "-data", data.toString(), "-batch",
                 Integer.toString(txKeys), "-state", dir.resolve("state-load").toString()), dir.resolve("load.log"));

@@ -24,8 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code benchmark/run peers}: GlassLedger against immudb v1.11.1, operation for operation, on loopback with the same
- * data (32-byte keys, 128-byte values; 100,000 preloaded in transactions of 10 keys), the same clients and the same warm-up, alternating
- * A-B-A-B. Both acknowledge a write only once it is on disk (immudb: {@code --synced}; GlassLedger: its WAL's group
+ * data (32-byte keys, 128-byte values; 100,000 preloaded in transactions of 10 keys), the same clients and the
+ * same warm-up, alternating A-B-A-B. Both acknowledge a write only once it is on disk (immudb: {@code --synced}; GlassLedger: its WAL's group
  * fsync) and both sign the states their clients check (immudb: {@code --signingKey}, ECDSA P-256; GlassLedger:
  * Ed25519 signed heads).
  *
@@ -103,7 +103,8 @@ public final class PeersBenchmark {
                         System.err.println("""
                                 usage: benchmark/run peers [--quick] [--keys N] [--seconds S] [--warmup S]
                                                            [--first-warmup S] [--rounds R] [--clients C]
-                                                           [--tx-clients-high C] [--preload-tx-keys N] [--persist-ms MS] [--delay-ms MS]
+                                                           [--tx-clients-high C] [--preload-tx-keys N]
+                                                           [--persist-ms MS] [--delay-ms MS]
                                                            [--unsigned-immudb] [--only LIST] [--chart FILE]
                                   GlassLedger against immudb v1.11.1 (built from its Go module), alternating
                                   --keys N          preloaded keys (default 100000; --quick 2000)
@@ -285,7 +286,8 @@ public final class PeersBenchmark {
                 .with("preload_tx_keys", o.preloadTxKeys()).printTo(OUT);
         JsonLine.of(bench, "cpu_ratio", cpuRatio, "x").with("glassledger_cpu_us", glClient + glServer)
                 .with("immudb_cpu_us", imClient + imServer).printTo(OUT);
-        log("%s: GlassLedger %.0f vs immudb %.0f %s: %.2f x; CPU per unit (client + server) %.0f + %.0f vs %.0f + %.0f us",
+        log("%s: GlassLedger %.0f vs immudb %.0f %s: %.2f x; "
+                + "CPU per unit (client + server) %.0f + %.0f vs %.0f + %.0f us",
                 s.name(), glRate, imRate, s.unit(), ratio, glClient, glServer, imClient, imServer);
         return new PeersChart.Bar(s.name() + " (" + s.clients() + ")", ratio,
                 Targets.of(f -> switch (f) {

@@ -4,7 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.IdentityCipherSuiteFilter;
 import io.netty.handler.ssl.JdkSslContext;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -41,7 +43,7 @@ final class Api {
     record Problem(String type, String title, Integer status, String detail, String code, Boolean retryable) {
     }
 
-    /** The code of a response refused for its size (the same code the server gives a proof answer it will not build). */
+    /** The code of a response refused for its size (the code the server gives a proof answer it will not build). */
     static final String RESPONSE_TOO_LARGE = "response_too_large";
 
     /** A body longer than the cap. */
@@ -91,8 +93,8 @@ final class Api {
             } catch (NoSuchAlgorithmException e) {
                 throw new IllegalStateException("no default TLS context", e);
             }
-            JdkSslContext netty = new JdkSslContext(ctx, true, null, io.netty.handler.ssl.IdentityCipherSuiteFilter.INSTANCE,
-                    io.netty.handler.ssl.ApplicationProtocolConfig.DISABLED, ClientAuth.NONE, null, false);
+            JdkSslContext netty = new JdkSslContext(ctx, true, null, IdentityCipherSuiteFilter.INSTANCE,
+                    ApplicationProtocolConfig.DISABLED, ClientAuth.NONE, null, false);
             c = c.secure(spec -> spec.sslContext(netty));
         }
         this.http = c;
