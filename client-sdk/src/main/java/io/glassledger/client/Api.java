@@ -126,6 +126,8 @@ final class Api {
 
     private <T> CompletableFuture<T> send(HttpMethod method, String path, byte[] body, Class<T> type,
                                           Duration requestTimeout) {
+        // A java.net.URI, not the string: Reactor Netty 1.2.18 parses "https://127.0.0.1:9/..." (a one-digit
+        // port) as the host "127.0.0.1:9" and fails to resolve it.
         String uri = base + path;
         String v = mapVersion;
         CompletableFuture<T> out = new CompletableFuture<>();
@@ -143,7 +145,7 @@ final class Api {
                     h.set(HttpHeaderNames.CONTENT_TYPE, "application/json");
                     h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
                 }
-            }).responseTimeout(requestTimeout).request(method).uri(uri)
+            }).responseTimeout(requestTimeout).request(method).uri(URI.create(uri))
                     .send((req, outbound) -> body == null ? outbound : outbound.sendByteArray(Mono.just(body)))
                     .responseConnection((resp, conn) -> {
                         long declared = resp.responseHeaders().getInt(HttpHeaderNames.CONTENT_LENGTH, -1);

@@ -60,8 +60,18 @@ public final class LedgerCli {
     }
 
     public static void main(String[] argv) {
+        // The CLI reports every failure itself, in one or two lines (Failures); the HTTP transport's own log lines
+        // (a connection the server closed, with its stack trace) would only repeat them on stderr.
+        for (String name : new String[] {"reactor.netty", "io.netty", "reactor.core"}) {
+            java.util.logging.Logger l = java.util.logging.Logger.getLogger(name);
+            l.setLevel(java.util.logging.Level.OFF);
+            QUIET.add(l);
+        }
         System.exit(run(argv, System.out, System.err, System.in, System.getenv()));
     }
+
+    /** Held so that the loggers silenced in {@link #main} (and their levels) are not collected. */
+    private static final java.util.List<java.util.logging.Logger> QUIET = new java.util.ArrayList<>();
 
     /** Runs one command with no stdin; returns the exit status. */
     public static int run(String[] argv, PrintStream out, PrintStream err, Map<String, String> env) {
