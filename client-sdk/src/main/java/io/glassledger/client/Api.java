@@ -81,6 +81,8 @@ final class Api {
             return t;
         });
         this.base = base.toString().replaceAll("/+$", "");
+        // Idle connections are dropped after 50 s, before the server's 60 s idle timeout closes them under a request;
+        // no automatic retry: a request that fails is reported (retryable transport), never sent twice by Netty.
         this.pool = ConnectionProvider.builder("glassledger-" + base.getHost() + "-" + base.getPort())
                 .maxConnections(256).pendingAcquireMaxCount(-1).maxIdleTime(Duration.ofSeconds(50)).build();
         HttpClient c = HttpClient.create(pool).runOn(LOOP).keepAlive(true).compress(false)
@@ -156,6 +158,7 @@ final class Api {
                         String retryAfter = resp.responseHeaders().get(HttpHeaderNames.RETRY_AFTER);
                         int status = resp.status().code();
                         return capped(conn.inbound().receive()).map(b -> new Answer(status, retryAfter, b));
+                    // responseTimeout bounds the wait for the headers; this bounds the whole exchange, body included
                     }).next().timeout(requestTimeout.plus(requestTimeout))
                     .switchIfEmpty(Mono.error(() -> new IOException("no response")));
         } catch (RuntimeException e) {
