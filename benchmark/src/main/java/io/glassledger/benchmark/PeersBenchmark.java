@@ -371,14 +371,13 @@ public final class PeersBenchmark {
 
     private static void loop(Spec s, GlassLedgerClient client, Workload data, Load load, long seed) {
         SplittableRandom r = new SplittableRandom(seed);
-        int[] picks = new int[10];
         try {
             while (!load.stop) {
                 if (s.name().equals("get")) {
                     client.get(data.key(r.nextInt(data.size())).toByteArray());
                 } else {
                     int n = s.transactions() ? 10 : 1;
-                    distinct(r, data.size(), picks, n);
+                    int[] picks = ServiceBenchmark.distinct(r, data.size(), n);
                     while (!load.stop) {
                         try {
                             Txn tx = client.begin();
@@ -410,19 +409,6 @@ public final class PeersBenchmark {
         } catch (Throwable t) {
             load.error = t;
             load.stop = true;
-        }
-    }
-
-    private static void distinct(SplittableRandom r, int n, int[] out, int count) {
-        outer:
-        for (int i = 0; i < count; ) {
-            int k = r.nextInt(n);
-            for (int j = 0; j < i; j++) {
-                if (out[j] == k) {
-                    continue outer;
-                }
-            }
-            out[i++] = k;
         }
     }
 

@@ -466,9 +466,14 @@ public final class ServiceBenchmark {
     }
 
     private static int[] distinct(SplittableRandom r, int n) {
-        int[] out = new int[OPS];
+        return distinct(r, n, OPS);
+    }
+
+    /** {@code count} distinct random indexes below {@code n} (thread-safe: no shared state, unlike Workload's). */
+    static int[] distinct(SplittableRandom r, int n, int count) {
+        int[] out = new int[count];
         outer:
-        for (int i = 0; i < OPS; ) {
+        for (int i = 0; i < count; ) {
             int k = r.nextInt(n);
             for (int j = 0; j < i; j++) {
                 if (out[j] == k) {
