@@ -13,10 +13,12 @@ import java.io.IOException;
 import java.net.URI;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
 import reactor.core.publisher.Mono;
@@ -40,7 +42,8 @@ import reactor.netty.resources.LoopResources;
  */
 final class Api {
     /** An RFC 9457 problem body with GlassLedger's extension members. */
-    record Problem(String type, String title, Integer status, String detail, String code, Boolean retryable) {
+    record Problem(String type, String title, Integer status, String detail, String code, Boolean retryable,
+                   String leader) {
     }
 
     /** The code of a response refused for its size (the code the server gives a proof answer it will not build). */
@@ -62,7 +65,9 @@ final class Api {
     private final HttpClient http;
     private final ConnectionProvider pool;
     private final ExecutorService executor;
-    private final String base;
+    /** The shard's replicas' base URLs (one for a single server); requests go to {@link #current}. */
+    private final List<String> bases;
+    private volatile int current;
     private final String authorization;
     private final Duration timeout;
     private final long maxResponseBytes;
@@ -74,13 +79,25 @@ final class Api {
      * @param maxResponseBytes the largest response body read; a longer one fails with {@code response_too_large}
      */
     Api(URI base, String apiKey, SSLContext ssl, Duration timeout, long maxResponseBytes) {
+        this(List.of(base), apiKey, ssl, timeout, maxResponseBytes);
+    }
+
+    /**
+     * One shard served by several replicas: requests go to the one that last answered as the leader. A
+     * {@code not_leader} answer moves them to the leader it names (or, when none is known yet, to the next replica
+     * after a pause), and so does an {@code unavailable} one; a request that got no answer at all moves on only if
+     * sending it twice cannot do anything twice (not a commit or prepare, not an admin change), since the first may
+     * have arrived. Bounded by the request timeout and {@link #MAX_FAILOVER_TRIES} attempts.
+     */
+    Api(List<URI> replicas, String apiKey, SSLContext ssl, Duration timeout, long maxResponseBytes) {
+        URI base = replicas.get(0);
         AtomicInteger n = new AtomicInteger();
         this.executor = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "glassledger-http-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
-        this.base = base.toString().replaceAll("/+$", "");
+        this.bases = replicas.stream().map(u -> u.toString().replaceAll("/+$", "")).toList();
         // Idle connections are dropped after 50 s, before the server's 60 s idle timeout closes them under a request;
         // no automatic retry: a request that fails is reported (retryable transport), never sent twice by Netty.
         this.pool = ConnectionProvider.builder("glassledger-" + base.getHost() + "-" + base.getPort())
@@ -106,8 +123,20 @@ final class Api {
     }
 
     String base() {
-        return base;
+        return bases.get(current);
     }
+
+    /** How many replicas serve this shard. */
+    int replicas() {
+        return bases.size();
+    }
+
+    Duration timeout() {
+        return timeout;
+    }
+
+    /** Attempts of one request across a shard's replicas at most. */
+    static final int MAX_FAILOVER_TRIES = 24;
 
     /** Names this shard map version in every later request, so a server with another map refuses them. */
     void routeWith(long version) {
@@ -128,46 +157,135 @@ final class Api {
 
     private <T> CompletableFuture<T> send(HttpMethod method, String path, byte[] body, Class<T> type,
                                           Duration requestTimeout) {
-        // A java.net.URI, not the string: Reactor Netty 1.2.18 parses "https://127.0.0.1:9/..." (a one-digit
-        // port) as the host "127.0.0.1:9" and fails to resolve it.
-        String uri = base + path;
-        String v = mapVersion;
         CompletableFuture<T> out = new CompletableFuture<>();
+        attempt(out, method, path, body, type, requestTimeout, System.nanoTime() + requestTimeout.toNanos(), 0);
+        return out;
+    }
+
+    private <T> void attempt(CompletableFuture<T> out, HttpMethod method, String path, byte[] body, Class<T> type,
+                             Duration requestTimeout, long deadline, int tries) {
+        int at = current;
+        String uri = bases.get(at) + path;
         Mono<Answer> answer;
         try {
-            answer = http.headers(h -> {
-                h.set(HttpHeaderNames.ACCEPT, "application/json, application/problem+json");
-                if (authorization != null) {
-                    h.set(HttpHeaderNames.AUTHORIZATION, authorization);
-                }
-                if (v != null) {
-                    h.set(io.glassledger.api.Wire.SHARD_MAP_HEADER, v);
-                }
-                if (body != null) {
-                    h.set(HttpHeaderNames.CONTENT_TYPE, "application/json");
-                    h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-                }
-            }).responseTimeout(requestTimeout).request(method).uri(URI.create(uri))
-                    .send((req, outbound) -> body == null ? outbound : outbound.sendByteArray(Mono.just(body)))
-                    .responseConnection((resp, conn) -> {
-                        long declared = resp.responseHeaders().getInt(HttpHeaderNames.CONTENT_LENGTH, -1);
-                        if (declared > maxResponseBytes) {
-                            return Mono.error(new TooLarge("the response declares " + declared
-                                    + " bytes, more than the " + maxResponseBytes + " this client reads"));
-                        }
-                        String retryAfter = resp.responseHeaders().get(HttpHeaderNames.RETRY_AFTER);
-                        int status = resp.status().code();
-                        return capped(conn.inbound().receive()).map(b -> new Answer(status, retryAfter, b));
-                    // responseTimeout bounds the wait for the headers; this bounds the whole exchange, body included
-                    }).next().timeout(requestTimeout.plus(requestTimeout))
-                    .switchIfEmpty(Mono.error(() -> new IOException("no response")));
+            answer = exchange(method, uri, body, requestTimeout);
         } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(GlassLedgerException.transport(uri + ": " + e, e));
+            out.completeExceptionally(GlassLedgerException.transport(uri + ": " + e, e));
+            return;
         }
+        boolean mayRetry = bases.size() > 1 && tries + 1 < MAX_FAILOVER_TRIES;
         // One signal reaches the executor: the answer or the failure (a completion after the answer is not one).
-        answer.subscribe(a -> handOff(out, () -> out.complete(decode(method, path, a, type))),
-                e -> handOff(out, () -> out.completeExceptionally(failure(method, uri, path, e))));
-        return out;
+        answer.subscribe(a -> handOff(out, () -> {
+            long pause = mayRetry ? redirect(a, at) : -1;
+            if (pause >= 0 && System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) < deadline) {
+                retry(out, method, path, body, type, requestTimeout, deadline, tries, pause);
+                return;
+            }
+            out.complete(decode(method, path, a, type));
+        }), e -> handOff(out, () -> {
+            if (mayRetry && resendable(method, path) && !(e instanceof TooLarge) && System.nanoTime() < deadline) {
+                if (current == at) {
+                    current = (at + 1) % bases.size();
+                }
+                retry(out, method, path, body, type, requestTimeout, deadline, tries, tries + 1 >= bases.size()
+                        ? backoff(tries) : 0);
+                return;
+            }
+            out.completeExceptionally(failure(method, uri, path, e));
+        }));
+    }
+
+    private <T> void retry(CompletableFuture<T> out, HttpMethod method, String path, byte[] body, Class<T> type,
+                           Duration requestTimeout, long deadline, int tries, long pauseMillis) {
+        Runnable again = () -> attempt(out, method, path, body, type, requestTimeout, deadline, tries + 1);
+        try {
+            if (pauseMillis <= 0) {
+                executor.execute(again);
+            } else {
+                CompletableFuture.delayedExecutor(pauseMillis, TimeUnit.MILLISECONDS, executor).execute(again);
+            }
+        } catch (RejectedExecutionException e) {
+            out.completeExceptionally(GlassLedgerException.transport("the client is closed", e));
+        }
+    }
+
+    private static long backoff(int tries) {
+        return Math.min(1_000, 50L << Math.min(tries, 5));
+    }
+
+    /**
+     * For an answer from replica {@code at}: the pause before sending the request again at {@link #current} (which
+     * this moves), or -1 to take the answer as it is. {@code not_leader} names the leader (go there at once) or no
+     * one yet (an election: try the next replica after a pause); {@code unavailable} means this replica does nothing
+     * now (it is restarting), and nothing was done.
+     */
+    private long redirect(Answer a, int at) {
+        if (a.status() != 421 && a.status() != 503) {
+            return -1;
+        }
+        Problem p;
+        try {
+            p = Json.MAPPER.readValue(a.body(), Problem.class);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+        if ("not_leader".equals(p.code())) {
+            int to = p.leader() == null ? -1 : bases.indexOf(p.leader().replaceAll("/+$", ""));
+            if (to >= 0 && to != at) {
+                current = to;
+                return 0;
+            }
+        } else if (!"unavailable".equals(p.code())) {
+            return -1;
+        }
+        if (current == at) {
+            current = (at + 1) % bases.size();
+        }
+        return backoff(0);
+    }
+
+    /**
+     * Whether a request that got no answer may be sent again elsewhere: everything but a commit, a prepare and an
+     * admin change, which may have taken effect (a commit's outcome is then asked for by its transaction id).
+     */
+    private static boolean resendable(HttpMethod method, String path) {
+        if (method == HttpMethod.GET) {
+            return true;
+        }
+        return !path.startsWith("/v1/tx/commit") && !path.startsWith("/v1/tx/prepare")
+                && !path.startsWith("/v1/admin/");
+    }
+
+    private Mono<Answer> exchange(HttpMethod method, String uri, byte[] body, Duration requestTimeout) {
+        // A java.net.URI, not the string: Reactor Netty 1.2.18 parses "https://127.0.0.1:9/..." (a one-digit
+        // port) as the host "127.0.0.1:9" and fails to resolve it.
+        String v = mapVersion;
+        return http.headers(h -> {
+            h.set(HttpHeaderNames.ACCEPT, "application/json, application/problem+json");
+            if (authorization != null) {
+                h.set(HttpHeaderNames.AUTHORIZATION, authorization);
+            }
+            if (v != null) {
+                h.set(io.glassledger.api.Wire.SHARD_MAP_HEADER, v);
+            }
+            if (body != null) {
+                h.set(HttpHeaderNames.CONTENT_TYPE, "application/json");
+                h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+            }
+        }).responseTimeout(requestTimeout).request(method).uri(URI.create(uri))
+                .send((req, outbound) -> body == null ? outbound : outbound.sendByteArray(Mono.just(body)))
+                .responseConnection((resp, conn) -> {
+                    long declared = resp.responseHeaders().getInt(HttpHeaderNames.CONTENT_LENGTH, -1);
+                    if (declared > maxResponseBytes) {
+                        return Mono.error(new TooLarge("the response declares " + declared
+                                + " bytes, more than the " + maxResponseBytes + " this client reads"));
+                    }
+                    String retryAfter = resp.responseHeaders().get(HttpHeaderNames.RETRY_AFTER);
+                    int status = resp.status().code();
+                    return capped(conn.inbound().receive()).map(b -> new Answer(status, retryAfter, b));
+                // responseTimeout bounds the wait for the headers; this bounds the whole exchange, body included
+                }).next().timeout(requestTimeout.plus(requestTimeout))
+                .switchIfEmpty(Mono.error(() -> new IOException("no response")));
     }
 
     /** Runs {@code task} on this server's executor (never on the event loop); {@code out} fails if it cannot. */

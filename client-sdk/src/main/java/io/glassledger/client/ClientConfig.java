@@ -31,6 +31,7 @@ public final class ClientConfig {
     private static final System.Logger LOG = System.getLogger(GlassLedgerClient.class.getName());
 
     private final List<URI> shards;
+    private final List<List<URI>> replicas;
     private final Long shardMapVersion;
     private final String apiKey;
     private final SigningKey signingKey;
@@ -55,9 +56,16 @@ public final class ClientConfig {
             throw new NullPointerException("url (or shards)");
         }
         shards = List.copyOf(b.shards);
-        for (URI url : shards) {
-            if (!"https".equalsIgnoreCase(url.getScheme()) || url.getHost() == null) {
-                throw new IllegalArgumentException("url must be https://host[:port], got " + url);
+        replicas = b.replicas != null ? b.replicas.stream().map(List::copyOf).toList()
+                : shards.stream().map(List::of).toList();
+        for (List<URI> rs : replicas) {
+            if (rs.isEmpty()) {
+                throw new IllegalArgumentException("a shard with no replica URL");
+            }
+            for (URI url : rs) {
+                if (!"https".equalsIgnoreCase(url.getScheme()) || url.getHost() == null) {
+                    throw new IllegalArgumentException("url must be https://host[:port], got " + url);
+                }
             }
         }
         if (b.shardMapVersion != null && b.shardMapVersion < 1) {
@@ -143,9 +151,17 @@ public final class ClientConfig {
         return shards.get(0);
     }
 
-    /** Every shard's server in shard order: one for a single server. */
+    /** Every shard's server in shard order: one for a single server (a replicated shard's first replica). */
     public List<URI> shards() {
         return shards;
+    }
+
+    /**
+     * The replicas of {@code shard}: requests go to its leader, found and followed among these (one URL for a shard
+     * that is not replicated).
+     */
+    public List<URI> replicas(int shard) {
+        return replicas.get(shard);
     }
 
     /** The shard map version to route with; null: the cluster's, read from {@code /v1/info} at connect. */
@@ -282,6 +298,7 @@ public final class ClientConfig {
     /** Builder; every setting but url, apiKey and one of signingKey/keyFile has a default. */
     public static final class Builder {
         private List<URI> shards;
+        private List<List<URI>> replicas;
         private Long shardMapVersion;
         private String apiKey;
         private SigningKey signingKey;
@@ -307,12 +324,24 @@ public final class ClientConfig {
 
         public Builder url(URI v) {
             shards = v == null ? null : List.of(v);
+            replicas = null;
             return this;
         }
 
         /** A cluster: every shard's server, in shard order (what {@code cluster.properties} lists). */
         public Builder shards(List<URI> v) {
             shards = v == null ? null : List.copyOf(v);
+            replicas = null;
+            return this;
+        }
+
+        /**
+         * A cluster of replicated shards: per shard (in shard order) the URLs of its replicas. The client finds each
+         * shard's leader among them and follows it when it changes.
+         */
+        public Builder replicas(List<List<URI>> v) {
+            replicas = v == null ? null : v.stream().map(List::copyOf).toList();
+            shards = replicas == null ? null : replicas.stream().map(r -> r.isEmpty() ? null : r.get(0)).toList();
             return this;
         }
 
@@ -336,15 +365,25 @@ public final class ClientConfig {
             if (n < 1) {
                 throw new IllegalArgumentException(file + ": shards must be at least 1");
             }
-            List<URI> urls = new java.util.ArrayList<>();
+            List<List<URI>> urls = new java.util.ArrayList<>();
             for (int i = 0; i < n; i++) {
                 String u = p.getProperty("url." + i);
                 if (u == null) {
                     throw new IllegalArgumentException(file + ": url." + i + " is missing");
                 }
-                urls.add(URI.create(u.trim()));
+                // A replicated shard lists its replicas' URLs, separated by commas.
+                List<URI> rs = new java.util.ArrayList<>();
+                for (String one : u.split(",")) {
+                    if (!one.isBlank()) {
+                        rs.add(URI.create(one.trim()));
+                    }
+                }
+                if (rs.isEmpty()) {
+                    throw new IllegalArgumentException(file + ": url." + i + " is empty");
+                }
+                urls.add(rs);
             }
-            shards = urls;
+            replicas(urls);
             if (p.getProperty("map-version") != null) {
                 shardMapVersion = Long.parseLong(p.getProperty("map-version").trim());
             }

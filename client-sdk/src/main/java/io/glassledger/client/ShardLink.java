@@ -50,7 +50,7 @@ final class ShardLink {
      */
     static ShardLink connect(ClientConfig config, int expectedShard, SigningKey key, Violations violations) {
         URI url = config.shards().get(expectedShard);
-        Api api = new Api(url, config.apiKey(), config.pinnedCertSha256() == null ? null
+        Api api = new Api(config.replicas(expectedShard), config.apiKey(), config.pinnedCertSha256() == null ? null
                 : PinnedTrustManager.sslContext(config.pinnedCertSha256()), config.requestTimeout(),
                 config.maxResponseBytes());
         try {
@@ -143,7 +143,53 @@ final class ShardLink {
 
     CompletableFuture<Dto.PromiseDto> commit(SignedTransaction signed, boolean waitPersisted) {
         Dto.CommitRequest req = new Dto.CommitRequest(Wire.b64(signed.record()), waitPersisted ? Boolean.TRUE : null);
-        return api.post("/v1/tx/commit", req, Dto.PromiseDto.class);
+        if (!replicated()) {
+            return api.post("/v1/tx/commit", req, Dto.PromiseDto.class);
+        }
+        long deadline = System.nanoTime() + api.timeout().toNanos();
+        return api.post("/v1/tx/commit", req, Dto.PromiseDto.class).exceptionallyCompose(e -> settle(signed, req, e,
+                deadline, 0));
+    }
+
+    private boolean replicated() {
+        return api.replicas() > 1;
+    }
+
+    /** Answers that leave a commit's outcome open: the leader failed mid-commit, or no answer arrived at all. */
+    private static boolean outcomeOpen(Throwable e) {
+        Throwable c = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+        return c instanceof GlassLedgerException g && (GlassLedgerException.OUTCOME_UNKNOWN.equals(g.code())
+                || GlassLedgerException.TRANSPORT.equals(g.code()) || "duplicate".equals(g.code()));
+    }
+
+    /**
+     * A commit to a replicated shard whose outcome is open: asks the leader (found again by {@link Api}) for the
+     * transaction's status. Committed: its promise, as if the commit had answered. Unknown to the leader: the
+     * leader has applied everything its group committed before its term, so the transaction never will commit, and
+     * it is sent again (the same signed bytes: if an earlier copy did arrive after all, the shard refuses this one
+     * as a duplicate and the status answers). Bounded by the request timeout and 8 rounds.
+     */
+    private CompletableFuture<Dto.PromiseDto> settle(SignedTransaction signed, Dto.CommitRequest req, Throwable e,
+                                                     long deadline, int round) {
+        if (!outcomeOpen(e) || round >= 8 || System.nanoTime() > deadline) {
+            return CompletableFuture.failedFuture(e);
+        }
+        String path = "/v1/tx/" + signed.txId().hex();
+        return api.get(path, Dto.TxStateDto.class).handle((st, err) -> {
+            if (err != null) {
+                return settle(signed, req, e, deadline, round + 1);  // no leader answers yet: ask again
+            }
+            if ("COMMITTED".equals(st.state()) && st.promise() != null) {
+                return CompletableFuture.completedFuture(st.promise());
+            }
+            if ("UNKNOWN".equals(st.state())) {
+                return api.post("/v1/tx/commit", req, Dto.PromiseDto.class).exceptionallyCompose(again ->
+                        settle(signed, req, again, deadline, round + 1));
+            }
+            return CompletableFuture.<Dto.PromiseDto>failedFuture(new GlassLedgerException(
+                    GlassLedgerException.OUTCOME_UNKNOWN, 0, false, "tx " + signed.txId().hex() + " is "
+                    + st.state() + " at shard " + shard + "'s leader, which gives no promise for it"));
+        }).thenCompose(f -> f);
     }
 
     CompletableFuture<Dto.TxStateDto> prepare(SignedTransaction signed) {

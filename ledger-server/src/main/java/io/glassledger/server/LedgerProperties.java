@@ -25,6 +25,7 @@ import org.springframework.validation.annotation.Validated;
  *                        DOWN (docs/ARCHITECTURE.md "Hostile connections and engine failure")
  * @param limits          request limits (docs/API.md "Limits")
  * @param cluster         the shard map and the peers (docs/ARCHITECTURE.md "Cluster")
+ * @param replication     this shard's Raft group (docs/ARCHITECTURE.md "Replication"); none by default
  */
 @Validated
 @ConfigurationProperties("glassledger")
@@ -36,12 +37,62 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
                                @DefaultValue("true") boolean batching,
                                @NotNull @DefaultValue("30s") Duration storeRetryWindow,
                                @Valid @NotNull @DefaultValue Limits limits,
-                               @Valid @NotNull @DefaultValue Cluster cluster) {
+                               @Valid @NotNull @DefaultValue Cluster cluster,
+                               @Valid @NotNull @DefaultValue Replication replication) {
+
+    /**
+     * A shard replicated by a Raft group on Apache Ratis (docs/ARCHITECTURE.md "Replication").
+     *
+     * @param peers          the Raft addresses ({@code host:port}) of the shard's replicas, in replica order; empty:
+     *                       a single replica with its own fsynced WAL, no Raft
+     * @param urls           the replicas' HTTPS base URLs in the same order: a not-leader answer names the leader's
+     * @param replica        this replica's position in {@code peers}; it listens for Raft on that address
+     * @param electionTimeout the minimum election timeout (the maximum is twice it): how long followers wait for
+     *                       the leader's heartbeat before electing another
+     * @param commitTimeout  how long the leader waits for a majority to hold an entry before it gives up (its
+     *                       requests then answer {@code outcome_unknown}, and the replica rejoins as a follower)
+     * @param snapshotEvery  log entries between snapshots (a RocksDB checkpoint and the journal); the log is purged
+     *                       behind each
+     * @param logSegmentSize size of a Raft log segment: the log is purged by whole segments
+     * @param snapshotMinInterval the least time between two snapshots, whatever {@code snapshotEvery} says: a replica
+     *                       fetching one has at least twice this before its files are deleted
+     */
+    public record Replication(@NotNull @DefaultValue("") java.util.List<String> peers,
+                              @NotNull @DefaultValue("") java.util.List<java.net.URI> urls,
+                              @Min(0) @Max(6) @DefaultValue("0") int replica,
+                              @NotNull @DefaultValue("500ms") Duration electionTimeout,
+                              @NotNull @DefaultValue("10s") Duration commitTimeout,
+                              @Min(16) @DefaultValue("20000") long snapshotEvery,
+                              @NotNull @DefaultValue("8MB") org.springframework.util.unit.DataSize logSegmentSize,
+                              @NotNull @DefaultValue("30s") Duration snapshotMinInterval) {
+        public Replication {
+            peers = peers.stream().filter(u -> !u.isBlank()).toList();  // the empty default binds as [""]
+            urls = urls.stream().filter(u -> !u.toString().isBlank()).toList();
+            if (!peers.isEmpty()) {
+                if (peers.size() > 7) {
+                    throw new IllegalArgumentException("glassledger.replication.peers: at most 7 replicas");
+                }
+                if (replica >= peers.size()) {
+                    throw new IllegalArgumentException("glassledger.replication.replica (" + replica
+                            + ") is not a position in glassledger.replication.peers (" + peers.size() + ")");
+                }
+                if (urls.size() != peers.size()) {
+                    throw new IllegalArgumentException("glassledger.replication.urls must name every replica's "
+                            + "HTTPS URL, in the order of glassledger.replication.peers");
+                }
+            }
+        }
+
+        public boolean enabled() {
+            return !peers.isEmpty();
+        }
+    }
 
     /**
      * @param shards         shards in the map; keys are placed by {@link io.glassledger.core.shard.ShardMap}
      * @param mapVersion     the map's version: a request naming another is refused ({@code stale_shard_map})
-     * @param peers          every shard's base URL, in shard order (empty: a single shard, no peers)
+     * @param peers          every shard's base URL, in shard order (empty: a single shard, no peers); a replicated
+     *                       shard's replicas' URLs joined by {@code |}, so that its leader is found among them
      * @param peerKey        the secret peers present to each other (role {@code peer}); empty: none accepted
      * @param peerPin        SHA-256 of the peers' TLS certificate; empty: this server's own (a cluster shares one)
      * @param prepareTimeout a transaction prepared longer than this is resolved with its primary
@@ -49,14 +100,34 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
      */
     public record Cluster(@Min(1) @Max(1024) @DefaultValue("1") int shards,
                           @Min(1) @DefaultValue("1") long mapVersion,
-                          @NotNull @DefaultValue("") java.util.List<java.net.URI> peers,
+                          @NotNull @DefaultValue("") java.util.List<String> peers,
                           @NotNull @DefaultValue("") String peerKey,
                           @NotNull @DefaultValue("") String peerPin,
                           @NotNull @DefaultValue("5s") Duration prepareTimeout,
                           @NotNull @DefaultValue("1s") Duration resolveInterval) {
 
         public Cluster {
-            peers = peers.stream().filter(u -> !u.toString().isBlank()).toList();  // the empty default binds as [""]
+            peers = peers.stream().filter(u -> !u.isBlank()).toList();  // the empty default binds as [""]
+            for (String p : peers) {
+                replicasOf(p);  // refuses a malformed URL at start
+            }
+        }
+
+        /** The base URLs of shard {@code n}'s replicas (one for a shard that is not replicated). */
+        public java.util.List<java.net.URI> peer(int n) {
+            return replicasOf(peers.get(n));
+        }
+
+        private static java.util.List<java.net.URI> replicasOf(String entry) {
+            java.util.List<java.net.URI> out = new java.util.ArrayList<>();
+            for (String u : entry.split("\\|")) {
+                java.net.URI uri = java.net.URI.create(u.trim().replaceAll("/+$", ""));
+                if (!"https".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null) {
+                    throw new IllegalArgumentException("glassledger.cluster.peers: not an https URL: " + u);
+                }
+                out.add(uri);
+            }
+            return java.util.List.copyOf(out);
         }
 
         public io.glassledger.core.shard.ShardMap map() {

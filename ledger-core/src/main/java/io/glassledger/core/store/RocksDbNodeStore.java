@@ -304,6 +304,19 @@ public final class RocksDbNodeStore implements NodeStore {
         }
     }
 
+
+    /**
+     * A consistent copy of the store in {@code dir} (which must not exist), made of hard links to its immutable
+     * files where the file system allows (RocksDB's checkpoint): a replicated shard's snapshot.
+     */
+    public void checkpoint(java.nio.file.Path dir) {
+        try (org.rocksdb.Checkpoint c = org.rocksdb.Checkpoint.create(db)) {
+            c.createCheckpoint(dir.toString());
+        } catch (org.rocksdb.RocksDBException e) {
+            throw new StoreException("checkpoint to " + dir + " failed: " + e.getMessage(), e);
+        }
+    }
+
     @Override
     public void close() {
         lock.writeLock().lock();  // waits for the reads and writes in flight; later ones see closed

@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -144,10 +146,30 @@ public final class TxnEngine implements AutoCloseable {
         }
     }
 
-    private sealed interface Request permits CommitReq, PrepareReq, DecideReq, SealReq, TruncateReq, StatusReq, ResolveReq {
+    private sealed interface Request permits CommitReq, PrepareReq, DecideReq, SealReq, TruncateReq, StatusReq,
+            ResolveReq, ApplyReq, RoleReq, SnapshotReq {
     }
 
-    private record StatusReq(Bytes txId, CompletableFuture<TxState> done) implements Request {
+    /** A committed log entry for a replica to apply (replicated shards). */
+    private record ApplyReq(long term, long index, byte[] entry, CompletableFuture<Void> done) implements Request {
+    }
+
+    /** This replica became the group's leader (all earlier entries applied), or stopped being it. */
+    private record RoleReq(boolean leader, String leaderHint) implements Request {
+    }
+
+    /** A snapshot of the applied state into {@code dir}. */
+    private record SnapshotReq(Path dir, CompletableFuture<ReplicatedLog.Position> done) implements Request {
+    }
+
+    private record StatusReq(Bytes txId, CompletableFuture<TxStatus> done) implements Request {
+    }
+
+    /**
+     * A transaction's state here and, when COMMITTED and its block is known, that block (else 0) with the digest the
+     * answer was served at: enough for a client that lost a commit's answer to take its promise.
+     */
+    public record TxStatus(TxState state, long block, Digest served) {
     }
 
     private record ResolveReq(Bytes txId, CompletableFuture<TxState> done) implements Request {
@@ -181,11 +203,13 @@ public final class TxnEngine implements AutoCloseable {
     }
 
     private final EngineConfig cfg;
+    private final RocksDbNodeStore rocks;
     private final NodeStore store;
     private final Ledger ledger;
     private final Wal wal;
     private final ConcurrentHashMap<Bytes, ArrayList<Ver>> committed = new ConcurrentHashMap<>();
-    private final ArrayBlockingQueue<Request> queue;
+    /** Client requests are bounded by {@link EngineConfig#queueCapacity()}; a replica's log entries never wait. */
+    private final LinkedBlockingQueue<Request> queue = new LinkedBlockingQueue<>();
     private final ThreadPoolExecutor workers;
     private final ScheduledExecutorService timer;
     private final ProofBatcher proofs;
@@ -202,6 +226,7 @@ public final class TxnEngine implements AutoCloseable {
     private final ConcurrentHashMap<Bytes, Held> held = new ConcurrentHashMap<>();
     private final Map<Bytes, Integer> readLocks = new HashMap<>();
     private final Map<Bytes, Bytes> writeLocks = new HashMap<>();
+    /** Transaction ids admitted within the replay window, with the block of a one-phase commit (else 0). */
     private final Map<Bytes, Long> seen = new HashMap<>();
     private final LinkedHashMap<Bytes, Promise> decided = new LinkedHashMap<>(1024, 0.75f, false) {
         @Override
@@ -213,6 +238,23 @@ public final class TxnEngine implements AutoCloseable {
     private long lastSealTimestamp;
     private long lastSeenPrune;
     private volatile long promisedBound;
+
+    // Replication (null rlog: a single-replica shard, whose WAL is its durable log). See ReplicatedLog.
+    private final ReplicatedLog rlog;
+    private final long incarnation = new java.security.SecureRandom().nextLong();
+    private long entrySeq;
+    private volatile long inFlightSeq = -1;
+    private final List<Wal.Record> pending = new ArrayList<>();
+    private volatile boolean leader;
+    private volatile String leaderHint;
+    private volatile long appliedTerm;
+    private volatile long appliedIndex;
+    private volatile Runnable onLostLeadership = () -> { };
+    /** Sealed epochs for the persisting thread, in block order (a leader's seals and a follower's alike). */
+    private final LinkedBlockingQueue<BlockSequencer.Epoch> sealedEpochs = new LinkedBlockingQueue<>();
+    /** Snapshots asked for, also taken while the sequencer waits for an entry to commit. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<SnapshotReq> snapshotRequests =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     // Persistence progress.
     private final AtomicLong persisted = new AtomicLong();
@@ -235,16 +277,21 @@ public final class TxnEngine implements AutoCloseable {
     private final LongAdder statPersistNanos = new LongAdder();
 
 
-    private TxnEngine(EngineConfig cfg, UnaryOperator<NodeStore> storeDecorator) {
+    private TxnEngine(EngineConfig cfg, UnaryOperator<NodeStore> storeDecorator, ReplicatedLog rlog) {
         this.cfg = cfg;
+        this.rlog = rlog;
+        this.leader = rlog == null;
         for (Reason r : Reason.values()) {
             statAborted.put(r, new LongAdder());
         }
-        this.store = storeDecorator.apply(new RocksDbNodeStore(cfg.dir().resolve("ledger"), cfg.fsync(), 256L << 20));
+        this.rocks = new RocksDbNodeStore(cfg.dir().resolve("ledger"), cfg.fsync(), 256L << 20);
+        this.store = storeDecorator.apply(rocks);
         try {
-            this.ledger = Ledger.openOrCreate(store, cfg.treeParams(), cfg.clock().getAsLong(),
+            // Replicas of a group must form byte-identical ledgers, so their genesis blocks share timestamp 0.
+            this.ledger = Ledger.openOrCreate(store, cfg.treeParams(), rlog == null ? cfg.clock().getAsLong() : 0,
                     cfg.ledgerCacheBytes());
-            this.wal = Wal.open(cfg.dir().resolve("wal"), cfg.fsync());
+            // A replica's WAL is its apply journal, not its durable log: the group's log is (see apply()).
+            this.wal = Wal.open(cfg.dir().resolve("wal"), cfg.fsync() && rlog == null);
             long head = ledger.head().block().number();
             List<Wal.Segment> segs = wal.segments();
             long base = segs.isEmpty() ? head + 1 : segs.get(0).epochBase();
@@ -257,7 +304,7 @@ public final class TxnEngine implements AutoCloseable {
             recover(segs);
             rebuildSeen();
             if (segs.isEmpty()) {
-                wal.startSegment(sequencer.epochBase(), List.of());
+                wal.startSegment(sequencer.epochBase(), List.of(), List.of(), appliedRecord());
             } else {
                 wal.reopenLast();
             }
@@ -266,7 +313,6 @@ public final class TxnEngine implements AutoCloseable {
             throw e;
         }
         this.promisedBound = sequencer.nextBlockBound();
-        this.queue = new ArrayBlockingQueue<>(cfg.queueCapacity());
         this.workers = new ThreadPoolExecutor(cfg.workers(), cfg.workers(), 0, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(cfg.queueCapacity()), daemon("glassledger-worker-" + cfg.shard()));
         this.timer = Executors.newSingleThreadScheduledExecutor(daemon("glassledger-timer-" + cfg.shard()));
@@ -288,7 +334,16 @@ public final class TxnEngine implements AutoCloseable {
 
     /** Opens (creating if needed) the shard in {@code cfg.dir()}, recovering from its WAL. */
     public static TxnEngine open(EngineConfig cfg) {
-        return new TxnEngine(cfg, UnaryOperator.identity());
+        return new TxnEngine(cfg, UnaryOperator.identity(), null);
+    }
+
+    /**
+     * Opens one replica of a replicated shard: its WAL is an apply journal ({@link #appliedIndex()} says how far),
+     * the group's log is {@code log}. It starts as a follower, refusing client requests with
+     * {@link Reason#NOT_LEADER} until {@link #becomeLeader()}.
+     */
+    public static TxnEngine openReplica(EngineConfig cfg, ReplicatedLog log) {
+        return new TxnEngine(cfg, UnaryOperator.identity(), java.util.Objects.requireNonNull(log));
     }
 
     /**
@@ -296,88 +351,127 @@ public final class TxnEngine implements AutoCloseable {
      * the {@link NodeStore} contract (tests use it to inject storage faults around the real store).
      */
     public static TxnEngine open(EngineConfig cfg, UnaryOperator<NodeStore> storeDecorator) {
-        return new TxnEngine(cfg, storeDecorator);
+        return new TxnEngine(cfg, storeDecorator, null);
     }
 
     // ---------------------------------------------------------------- recovery
 
     private void recover(List<Wal.Segment> segs) {
         long head = ledger.head().block().number();
-        List<BlockSequencer.Epoch> unpersisted = new ArrayList<>();
+        List<BlockSequencer.Epoch> sealed = new ArrayList<>();
         List<Map.Entry<SignedTransaction, Long>> openTxs = new ArrayList<>();
+        // A replica's journal may end in part of an entry (written without fsync, cut by a crash): replay stops at its
+        // last APPLIED record, and the group's log supplies the rest.
+        Wal.Segment lastSeg = segs.isEmpty() ? null : segs.get(segs.size() - 1);
+        int stopAt = Integer.MAX_VALUE;
+        if (rlog != null && lastSeg != null) {
+            stopAt = 0;
+            for (int i = 0; i < lastSeg.records().size(); i++) {
+                if (lastSeg.records().get(i).type() == Wal.APPLIED) {
+                    stopAt = i + 1;
+                }
+            }
+        }
         for (Wal.Segment s : segs) {
             if (s.epochBase() != sequencer.epochBase() || !sequencer.isEmpty()) {
                 throw new LedgerException("WAL segment " + s.path() + " starts at block " + s.epochBase()
                         + ", but replay is at " + sequencer.epochBase());
             }
-            for (Wal.Record r : s.records()) {
-                switch (r.type()) {
-                    case Wal.COMMIT -> {
-                        SignedTransaction stx = SignedTransaction.decode(r.payload());
-                        remember(stx.txId());
-                        openTxs.add(Map.entry(stx, sequencer.assign(stx)));
-                    }
-                    case Wal.PREPARE -> {
-                        SignedTransaction stx = SignedTransaction.decode(r.payload());
-                        if (!prepared.containsKey(stx.txId())) {
-                            remember(stx.txId());
-                            lock(stx);
-                        }
-                    }
-                    case Wal.DECIDE_COMMIT, Wal.DECIDE_ABORT -> {
-                        Bytes id = Bytes.of(r.payload());
-                        SignedTransaction stx = prepared.get(id);
-                        if (stx == null) {
-                            throw new LedgerException("WAL decides unknown transaction " + id.hex());
-                        }
-                        unlock(stx);
-                        if (r.type() == Wal.DECIDE_COMMIT) {
-                            long b = 0;
-                            if (!stx.tx().isReadOnly()) {
-                                b = sequencer.assign(stx);
-                                openTxs.add(Map.entry(stx, b));
-                            }
-                            decided.put(id, new Promise(id, cfg.shard(), b, ledger.digest()));
-                        } else {
-                            decided.put(id, new Promise(id, cfg.shard(), -1, ledger.digest()));
-                        }
-                    }
-                    case Wal.OUTCOME -> {
-                        ByteReader in = new ByteReader(r.payload());
-                        Bytes id = in.bytes(Transaction.TX_ID_BYTES);
-                        long b = in.u64();
-                        if (!prepared.containsKey(id)) {
-                            decided.put(id, new Promise(id, cfg.shard(), b, ledger.digest()));
-                        }
-                    }
-                    case Wal.SEAL -> {
-                        long ts = new ByteReader(r.payload()).u64();
-                        BlockSequencer.Epoch e = sequencer.seal(ts);
-                        lastSealTimestamp = ts;
-                        openTxs.clear();
-                        if (e == null) {
-                            throw new LedgerException("WAL seals an empty epoch");
-                        }
-                        if (e.lastBlock() <= head) {
-                            continue;
-                        }
-                        if (e.firstBlock() <= head) {
-                            throw new LedgerException("ledger holds part of epoch " + e.firstBlock() + ".."
-                                    + e.lastBlock());
-                        }
-                        unpersisted.add(e);
-                    }
-                    default -> throw new LedgerException("unknown WAL record type " + r.type());
-                }
+            List<Wal.Record> records = s == lastSeg ? s.records().subList(0, Math.min(stopAt, s.records().size()))
+                    : s.records();
+            for (Wal.Record r : records) {
+                applyRecord(r, false, openTxs, sealed);
             }
         }
-        for (BlockSequencer.Epoch e : unpersisted) {
+        for (BlockSequencer.Epoch e : sealed) {
+            if (e.lastBlock() <= head) {
+                continue;
+            }
+            if (e.firstBlock() <= head) {
+                throw new LedgerException("ledger holds part of epoch " + e.firstBlock() + ".." + e.lastBlock());
+            }
             persist(e);
         }
         unpersistedWrites.set(0);  // replayed epochs were never staged, so persisting them drove the count below 0
         // Decided transactions of the open epoch: back into the map, visible (they were acknowledged or may be).
         for (Map.Entry<SignedTransaction, Long> t : openTxs) {
             stage(t.getKey(), t.getValue(), true);
+        }
+    }
+
+    /**
+     * Applies one logged record to the in-memory state: in WAL replay at start ({@code live} false: the open epoch's
+     * transactions are collected in {@code openTxs} and staged at the end) and when a replica applies the group's
+     * log ({@code live} true: staged at once, visible). Sealed epochs go to {@code sealed}, in order. The leader
+     * reaches the same state by processing requests; this is the one way a log turns into state.
+     */
+    private void applyRecord(Wal.Record r, boolean live, List<Map.Entry<SignedTransaction, Long>> openTxs,
+                             List<BlockSequencer.Epoch> sealed) {
+        switch (r.type()) {
+            case Wal.COMMIT -> {
+                SignedTransaction stx = SignedTransaction.decode(r.payload());
+                long b = sequencer.assign(stx);
+                seen.put(stx.txId(), b);
+                placeCommitted(stx, b, live, openTxs);
+            }
+            case Wal.PREPARE -> {
+                SignedTransaction stx = SignedTransaction.decode(r.payload());
+                if (!prepared.containsKey(stx.txId())) {
+                    remember(stx.txId());
+                    lock(stx);
+                }
+            }
+            case Wal.DECIDE_COMMIT, Wal.DECIDE_ABORT -> {
+                Bytes id = Bytes.of(r.payload());
+                SignedTransaction stx = prepared.get(id);
+                if (stx == null) {
+                    throw new LedgerException("the log decides unknown transaction " + id.hex());
+                }
+                unlock(stx);
+                if (r.type() == Wal.DECIDE_COMMIT) {
+                    long b = 0;
+                    if (!stx.tx().isReadOnly()) {
+                        b = sequencer.assign(stx);
+                        placeCommitted(stx, b, live, openTxs);
+                    }
+                    decided.put(id, new Promise(id, cfg.shard(), b, ledger.digest()));
+                } else {
+                    decided.put(id, new Promise(id, cfg.shard(), -1, ledger.digest()));
+                }
+            }
+            case Wal.OUTCOME -> {
+                ByteReader in = new ByteReader(r.payload());
+                Bytes id = in.bytes(Transaction.TX_ID_BYTES);
+                long b = in.u64();
+                if (!prepared.containsKey(id)) {
+                    decided.put(id, new Promise(id, cfg.shard(), b, ledger.digest()));
+                }
+            }
+            case Wal.SEAL -> {
+                long ts = new ByteReader(r.payload()).u64();
+                BlockSequencer.Epoch e = sequencer.seal(ts);
+                lastSealTimestamp = ts;
+                openTxs.clear();
+                if (e == null) {
+                    throw new LedgerException("the log seals an empty epoch");
+                }
+                sealed.add(e);
+            }
+            case Wal.APPLIED -> {
+                ByteReader in = new ByteReader(r.payload());
+                appliedTerm = in.u64();
+                appliedIndex = in.u64();
+            }
+            default -> throw new LedgerException("unknown log record type " + r.type());
+        }
+    }
+
+    private void placeCommitted(SignedTransaction stx, long block, boolean live,
+                                List<Map.Entry<SignedTransaction, Long>> openTxs) {
+        if (live) {
+            stage(stx, block, true);
+        } else {
+            openTxs.add(Map.entry(stx, block));
         }
     }
 
@@ -389,12 +483,13 @@ public final class TxnEngine implements AutoCloseable {
             if (b.timestamp() < floor) {
                 break;
             }
-            b.txIds().stream().filter(id -> id.length() == Transaction.TX_ID_BYTES).forEach(this::remember);
+            long block = n;
+            b.txIds().stream().filter(id -> id.length() == Transaction.TX_ID_BYTES).forEach(id -> seen.put(id, block));
         }
     }
 
     private void remember(Bytes txId) {
-        seen.put(txId, Transaction.idMillis(txId));
+        seen.putIfAbsent(txId, 0L);
     }
 
     // ---------------------------------------------------------------- client API
@@ -443,9 +538,25 @@ public final class TxnEngine implements AutoCloseable {
      * it. One-phase commits are remembered for the replay window, decisions for the last 100,000 of them.
      */
     public CompletableFuture<TxState> status(Bytes txId) {
-        CompletableFuture<TxState> f = new CompletableFuture<>();
+        return statusDetail(txId).thenApply(TxStatus::state);
+    }
+
+    /** As {@link #status(Bytes)}, with a committed one-phase transaction's block while the replay window lasts. */
+    public CompletableFuture<TxStatus> statusDetail(Bytes txId) {
+        CompletableFuture<TxStatus> f = new CompletableFuture<>();
         enqueue(new StatusReq(txId, f), f);
         return f;
+    }
+
+    private TxStatus statusDetailOf(Bytes txId) {
+        TxState s = statusOf(txId);
+        long block = 0;
+        if (s == TxState.COMMITTED) {
+            Promise p = decided.get(txId);
+            Long b = p != null ? Long.valueOf(p.blockNo()) : seen.get(txId);
+            block = b == null ? 0 : b;
+        }
+        return new TxStatus(s, block, ledger.digest());
     }
 
     private TxState statusOf(Bytes txId) {
@@ -506,6 +617,14 @@ public final class TxnEngine implements AutoCloseable {
     }
 
     private boolean accepting(CompletableFuture<?> f) {
+        if (!leader && failure == null && !closing) {
+            abort(f, notLeader());
+            return false;
+        }
+        if (failure instanceof LostLeadership) {
+            abort(f, notLeader());  // reopening as a follower
+            return false;
+        }
         if (failure != null) {
             abort(f, new TxnException(Reason.UNAVAILABLE, "shard engine failed: " + failure));
             return false;
@@ -547,7 +666,7 @@ public final class TxnEngine implements AutoCloseable {
         if (!accepting(f)) {
             return;
         }
-        if (!queue.offer(r)) {
+        if (queue.size() >= cfg.queueCapacity() || !queue.offer(r)) {
             abort(f, new TxnException(Reason.OVERLOADED, "shard " + cfg.shard() + " commit queue is full"));
         }
     }
@@ -555,6 +674,227 @@ public final class TxnEngine implements AutoCloseable {
     private void abort(CompletableFuture<?> f, TxnException e) {
         statAborted.get(e.reason()).increment();
         f.completeExceptionally(e);
+    }
+
+    // ---------------------------------------------------------------- replication
+
+    private TxnException notLeader() {
+        String hint = leaderHint;
+        return new TxnException(Reason.NOT_LEADER, "this replica of shard " + cfg.shard() + " is not its leader"
+                + (hint != null ? "; the leader is " + hint : "; no leader is known yet"), hint);
+    }
+
+    /** True for a single-replica shard, and for the replica that leads its group and has applied all before. */
+    public boolean isLeader() {
+        return leader && failure == null;
+    }
+
+    /** The leader's id as this replica knows it (null if unknown, or if this is the leader). */
+    public String leaderHint() {
+        return leaderHint;
+    }
+
+    /** Whether this engine is one replica of a replicated shard. */
+    public boolean replicated() {
+        return rlog != null;
+    }
+
+    /** The log position of the last entry this replica applied (0, 0 before any; always 0 for one replica). */
+    public ReplicatedLog.Position applied() {
+        return new ReplicatedLog.Position(appliedTerm, appliedIndex);
+    }
+
+    /**
+     * Called once, on the sequencer thread, when this leader could not learn whether an entry it proposed committed:
+     * its in-memory state may hold writes the group never accepted, so the engine has failed and its owner must
+     * reopen the replica from its journal and the group's log.
+     */
+    public void onLostLeadership(Runnable r) {
+        this.onLostLeadership = r;
+    }
+
+    /**
+     * Applies a committed entry of the group's log (called in log order). Entries at or below
+     * {@link #applied()} (already in the journal) and the entry this leader is proposing (applied as it was
+     * formed) complete at once. Never throws: an entry that cannot be applied fails the engine instead.
+     */
+    public CompletableFuture<Void> apply(long term, long index, byte[] entry) {
+        if (index <= appliedIndex) {
+            return CompletableFuture.completedFuture(null);
+        }
+        long[] origin = ReplicatedLog.origin(entry);
+        if (origin != null && origin[0] == incarnation && origin[1] == inFlightSeq) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        if (failure != null) {
+            f.completeExceptionally(new TxnException(Reason.UNAVAILABLE, "shard engine failed: " + failure));
+            return f;
+        }
+        queue.add(new ApplyReq(term, index, entry, f));
+        return f;
+    }
+
+    /**
+     * This replica leads the group and every entry committed before its term has been handed to {@link #apply}: it
+     * takes client requests once those are applied (they are ahead of this in the queue).
+     */
+    public void becomeLeader() {
+        queue.add(new RoleReq(true, null));
+    }
+
+    /** Another replica (or none yet) leads the group. */
+    public void becomeFollower(String leaderHint) {
+        queue.add(new RoleReq(false, leaderHint));
+    }
+
+    /**
+     * Writes a snapshot of the applied state into {@code dir} (which must not exist): a RocksDB checkpoint of the
+     * ledger in {@code dir/ledger} and the journal in {@code dir/wal}; returns the log position it holds.
+     */
+    public CompletableFuture<ReplicatedLog.Position> snapshot(Path dir) {
+        CompletableFuture<ReplicatedLog.Position> f = new CompletableFuture<>();
+        if (failure != null || closing) {
+            f.completeExceptionally(new TxnException(Reason.UNAVAILABLE, "shard engine is not running"));
+            return f;
+        }
+        SnapshotReq q = new SnapshotReq(dir, f);
+        snapshotRequests.add(q);
+        queue.add(q);  // whichever the sequencer meets first takes it; the other finds it done
+        return f;
+    }
+
+    private byte[] appliedRecord() {
+        return rlog == null ? null : new ByteWriter(16).u64(appliedTerm).u64(appliedIndex).toByteArray();
+    }
+
+    private void journal(int type, byte[] payload) {
+        if (rlog == null) {
+            wal.append(type, payload);
+        } else {
+            pending.add(new Wal.Record(type, payload));
+        }
+    }
+
+    /**
+     * The leader's group commit: the records formed since the last entry go to the group's log as one entry, and
+     * once a majority holds it, into this replica's journal. False if there was nothing to replicate.
+     */
+    private boolean replicatePending() throws LostLeadership, InterruptedException {
+        if (pending.isEmpty()) {
+            return false;
+        }
+        long seq = ++entrySeq;
+        byte[] entry = ReplicatedLog.encode(incarnation, seq, pending);
+        inFlightSeq = seq;
+        ReplicatedLog.Position pos;
+        try {
+            pos = awaitCommitted(rlog.replicate(entry));
+        } finally {
+            inFlightSeq = -1;
+        }
+        boolean sealed = pending.get(pending.size() - 1).type() == Wal.SEAL;
+        journalApplied(pending, pos);
+        pending.clear();
+        if (sealed) {
+            rollIfFull();
+        }
+        return true;
+    }
+
+    /**
+     * Waits for an entry to commit, taking the snapshots asked for meanwhile: the log's thread asks for them, and it
+     * may be the thread that must apply the entry before the wait can end.
+     */
+    private ReplicatedLog.Position awaitCommitted(CompletableFuture<ReplicatedLog.Position> f)
+            throws LostLeadership, InterruptedException {
+        while (true) {
+            try {
+                return f.get(2, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                for (SnapshotReq q; (q = snapshotRequests.poll()) != null; ) {
+                    processSnapshot(q);
+                }
+            } catch (java.util.concurrent.ExecutionException e) {
+                Throwable c = e.getCause();
+                if (c instanceof java.util.concurrent.CompletionException && c.getCause() != null) {
+                    c = c.getCause();
+                }
+                if (c instanceof ReplicatedLog.NotCommittedException n) {
+                    throw new LostLeadership(n);
+                }
+                throw new LostLeadership(new ReplicatedLog.NotCommittedException(String.valueOf(e.getCause()), null,
+                        e.getCause()));
+            }
+        }
+    }
+
+    private void journalApplied(List<Wal.Record> records, ReplicatedLog.Position pos) {
+        for (Wal.Record r : records) {
+            wal.append(r.type(), r.payload());
+        }
+        appliedTerm = pos.term();
+        appliedIndex = pos.index();
+        wal.append(Wal.APPLIED, appliedRecord());
+        wal.flush();
+    }
+
+    private void processApply(ApplyReq a) {
+        if (a.index() <= appliedIndex) {
+            a.done().complete(null);
+            return;
+        }
+        ReplicatedLog.Entry e = ReplicatedLog.decode(a.entry());
+        List<BlockSequencer.Epoch> sealed = new ArrayList<>(1);
+        for (Wal.Record r : e.records()) {
+            applyRecord(r, true, new ArrayList<>(0), sealed);
+        }
+        pruneSeen(cfg.clock().getAsLong());
+        promisedBound = sequencer.nextBlockBound();
+        journalApplied(e.records(), new ReplicatedLog.Position(a.term(), a.index()));
+        if (!sealed.isEmpty()) {
+            for (BlockSequencer.Epoch ep : sealed) {
+                if (ep.lastBlock() > persisted.get()) {
+                    sealedEpochs.add(ep);
+                }
+            }
+            rollIfFull();
+            persistSoon();
+        }
+        a.done().complete(null);
+    }
+
+    private void processSnapshot(SnapshotReq q) {
+        snapshotRequests.remove(q);
+        if (q.done().isDone()) {
+            return;
+        }
+        try {
+            wal.force();
+            java.nio.file.Files.createDirectories(q.dir().resolve("wal"));
+            List<Path> files;
+            try (var st = java.nio.file.Files.list(wal.dir())) {
+                files = st.filter(f -> f.getFileName().toString().startsWith("wal-")).sorted().toList();
+            }
+            for (Path f : files) {
+                java.nio.file.Files.copy(f, q.dir().resolve("wal").resolve(f.getFileName()));
+            }
+            rocks.checkpoint(q.dir().resolve("ledger"));
+            q.done().complete(applied());
+        } catch (java.io.IOException | RuntimeException x) {
+            q.done().completeExceptionally(x);
+        }
+    }
+
+    /** The leader could not confirm an entry: thrown out of the sequencer's batch. */
+    private static final class LostLeadership extends Exception {
+        LostLeadership(ReplicatedLog.NotCommittedException cause) {
+            super(cause.getMessage(), cause);
+        }
+
+        String leader() {
+            return ((ReplicatedLog.NotCommittedException) getCause()).leader();
+        }
     }
 
     // ---------------------------------------------------------------- sequencer
@@ -577,9 +917,12 @@ public final class TxnEngine implements AutoCloseable {
                 for (Request r : batch) {
                     statSequenced.increment();
                     process(r, after);
+                    if (rlog != null && !pending.isEmpty() && pending.get(pending.size() - 1).type() == Wal.SEAL) {
+                        replicatePending();  // a seal ends its entry, so that a snapshot falls between epochs
+                    }
                 }
                 long t1 = System.nanoTime();
-                boolean synced = wal.flush();
+                boolean synced = rlog == null ? wal.flush() : replicatePending();
                 long t2 = System.nanoTime();
                 statValidateNanos.add(t1 - t0);
                 if (synced) {
@@ -592,10 +935,32 @@ public final class TxnEngine implements AutoCloseable {
                 }
             } catch (InterruptedException e) {
                 return;
+            } catch (LostLeadership l) {
+                // The entry may yet commit (or not): every request of the batch has an unknown outcome, and this
+                // engine's state may hold what the group never accepted. Its owner reopens the replica.
+                leader = false;
+                leaderHint = l.leader();
+                pending.clear();
+                TxnException unknown = new TxnException(Reason.OUTCOME_UNKNOWN, "shard " + cfg.shard()
+                        + " lost its leadership before the group confirmed this request; ask the transaction's status"
+                        + " at the new leader", l.leader());
+                for (Request r : batch) {
+                    failRequest(r, unknown);
+                }
+                fail(l);
+                notifyObserver(o -> onLostLeadership.run());
+                return;
             } catch (Throwable t) {
                 fail(t);
                 for (Request r : batch) {
-                    failRequest(r);
+                    if (rlog != null) {
+                        // The batch's entry may be in the group's log already: its requests' outcomes are unknown.
+                        failRequest(r, new TxnException(Reason.OUTCOME_UNKNOWN, "this replica of shard "
+                                + cfg.shard() + " failed: " + t + "; ask the transaction's status at the leader",
+                                leaderHint));
+                    } else {
+                        failRequest(r);
+                    }
                 }
                 return;
             } finally {
@@ -606,7 +971,10 @@ public final class TxnEngine implements AutoCloseable {
     }
 
     private void failRequest(Request r) {
-        TxnException e = new TxnException(Reason.UNAVAILABLE, "shard engine failed: " + failure);
+        failRequest(r, new TxnException(Reason.UNAVAILABLE, "shard engine failed: " + failure));
+    }
+
+    private void failRequest(Request r, TxnException e) {
         if (r instanceof CommitReq c) {
             c.done().completeExceptionally(e);
         } else if (r instanceof PrepareReq p) {
@@ -619,10 +987,36 @@ public final class TxnEngine implements AutoCloseable {
             q.done().completeExceptionally(e);
         } else if (r instanceof ResolveReq q) {
             q.done().completeExceptionally(e);
+        } else if (r instanceof ApplyReq a) {
+            a.done().completeExceptionally(e);
+        } else if (r instanceof SnapshotReq q) {
+            q.done().completeExceptionally(e);
         }
     }
 
     private void process(Request r, List<Runnable> after) {
+        if (r instanceof ApplyReq a) {
+            processApply(a);
+            return;
+        } else if (r instanceof RoleReq role) {
+            leader = role.leader();
+            leaderHint = role.leaderHint();
+            return;
+        } else if (r instanceof SnapshotReq q) {
+            processSnapshot(q);
+            return;
+        } else if (r instanceof TruncateReq t) {
+            wal.deleteUpTo(t.persisted());
+            return;
+        }
+        if (!leader) {
+            if (r instanceof SealReq q) {
+                q.done().complete(null);
+            } else {
+                failRequest(r, notLeader());
+            }
+            return;
+        }
         if (r instanceof CommitReq c) {
             processCommit(c, after);
         } else if (r instanceof PrepareReq p) {
@@ -631,10 +1025,8 @@ public final class TxnEngine implements AutoCloseable {
             processDecide(d, after);
         } else if (r instanceof SealReq s) {
             processSeal(s, after);
-        } else if (r instanceof TruncateReq t) {
-            wal.deleteUpTo(t.persisted());
         } else if (r instanceof StatusReq q) {
-            q.done().complete(statusOf(q.txId()));
+            q.done().complete(statusDetailOf(q.txId()));
         } else if (r instanceof ResolveReq q) {
             processResolve(q, after);
         }
@@ -649,7 +1041,7 @@ public final class TxnEngine implements AutoCloseable {
                 after.add(() -> q.done().complete(TxState.UNKNOWN));
                 return;
             }
-            wal.append(Wal.OUTCOME, outcomeRecord(id, -1));
+            journal(Wal.OUTCOME, outcomeRecord(id, -1));
             decided.put(id, new Promise(id, cfg.shard(), -1, ledger.digest()));
         }
         TxState s = statusOf(id);
@@ -662,12 +1054,7 @@ public final class TxnEngine implements AutoCloseable {
 
     private TxnException admit(Transaction tx) {
         long now = cfg.clock().getAsLong();
-        if (now - lastSeenPrune > 10_000) {
-            // Older ids are refused as stale anyway, so they need not be remembered.
-            long floor = now - cfg.replayWindow().toMillis();
-            seen.values().removeIf(t -> t < floor);
-            lastSeenPrune = now;
-        }
+        pruneSeen(now);
         if (seen.containsKey(tx.txId()) || prepared.containsKey(tx.txId()) || decided.containsKey(tx.txId())) {
             return new TxnException(Reason.DUPLICATE, "transaction " + tx.txId().hex() + " was already submitted");
         }
@@ -693,6 +1080,15 @@ public final class TxnEngine implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    private void pruneSeen(long now) {
+        if (now - lastSeenPrune > 10_000) {
+            // Older ids are refused as stale anyway, so they need not be remembered.
+            long floor = now - cfg.replayWindow().toMillis();
+            seen.keySet().removeIf(id -> Transaction.idMillis(id) < floor);
+            lastSeenPrune = now;
+        }
     }
 
     /** No value in the latest committed state, published or not: never written, or deleted. */
@@ -737,8 +1133,9 @@ public final class TxnEngine implements AutoCloseable {
             c.done().complete(new Promise(tx.txId(), cfg.shard(), 0, served));
             return;
         }
-        wal.append(Wal.COMMIT, c.stx().recordUnsafe());
+        journal(Wal.COMMIT, c.stx().recordUnsafe());
         long b = sequencer.assign(c.stx());
+        seen.put(tx.txId(), b);
         promisedBound = sequencer.nextBlockBound();
         List<Ver> staged = stage(c.stx(), b, false);
         Promise p = new Promise(tx.txId(), cfg.shard(), b, served);
@@ -753,7 +1150,7 @@ public final class TxnEngine implements AutoCloseable {
             return;
         }
         remember(tx.txId());
-        wal.append(Wal.PREPARE, p.stx().recordUnsafe());
+        journal(Wal.PREPARE, p.stx().recordUnsafe());
         lock(p.stx());
         after.add(() -> p.done().complete(null));
     }
@@ -775,12 +1172,12 @@ public final class TxnEngine implements AutoCloseable {
         }
         unlock(stx);
         if (!d.commit()) {
-            wal.append(Wal.DECIDE_ABORT, d.txId().toByteArray());
+            journal(Wal.DECIDE_ABORT, d.txId().toByteArray());
             decided.put(d.txId(), new Promise(d.txId(), cfg.shard(), -1, ledger.digest()));
             after.add(() -> d.done().complete(null));
             return;
         }
-        wal.append(Wal.DECIDE_COMMIT, d.txId().toByteArray());
+        journal(Wal.DECIDE_COMMIT, d.txId().toByteArray());
         Promise p;
         if (stx.tx().isReadOnly()) {
             p = new Promise(d.txId(), cfg.shard(), 0, ledger.digest());
@@ -802,22 +1199,36 @@ public final class TxnEngine implements AutoCloseable {
             return;
         }
         long ts = Math.max(cfg.clock().getAsLong(), lastSealTimestamp);
-        wal.append(Wal.SEAL, new ByteWriter(8).u64(ts).toByteArray());
+        journal(Wal.SEAL, new ByteWriter(8).u64(ts).toByteArray());
         BlockSequencer.Epoch e = sequencer.seal(ts);
         lastSealTimestamp = ts;
-        if (wal.segmentBytes() >= cfg.walSegmentBytes()) {
-            List<byte[]> carried = new ArrayList<>(prepared.size());
-            prepared.values().forEach(p -> carried.add(p.recordUnsafe()));
-            List<byte[]> outcomes = new ArrayList<>();
-            long floor = cfg.clock().getAsLong() - DECISION_RETENTION_MILLIS;
-            decided.forEach((id, p) -> {
-                if (Transaction.idMillis(id) >= floor) {
-                    outcomes.add(outcomeRecord(id, p.blockNo()));
-                }
-            });
-            wal.startSegment(sequencer.epochBase(), carried, outcomes);
+        if (rlog == null) {
+            rollIfFull();  // a replica rolls once the entry that ends with this seal is in its journal
         }
-        after.add(() -> s.done().complete(e));
+        after.add(() -> {
+            sealedEpochs.add(e);
+            s.done().complete(e);
+        });
+    }
+
+    /**
+     * Starts a new WAL segment at a seal once the current one is past its size, carrying the transactions still
+     * prepared and the recent 2PC outcomes (and a replica's applied position), so older segments can go.
+     */
+    private void rollIfFull() {
+        if (wal.segmentBytes() < cfg.walSegmentBytes()) {
+            return;
+        }
+        List<byte[]> carried = new ArrayList<>(prepared.size());
+        prepared.values().forEach(p -> carried.add(p.recordUnsafe()));
+        List<byte[]> outcomes = new ArrayList<>();
+        long floor = cfg.clock().getAsLong() - DECISION_RETENTION_MILLIS;
+        decided.forEach((id, p) -> {
+            if (Transaction.idMillis(id) >= floor) {
+                outcomes.add(outcomeRecord(id, p.blockNo()));
+            }
+        });
+        wal.startSegment(sequencer.epochBase(), carried, outcomes, appliedRecord());
     }
 
     private void lock(SignedTransaction stx) {
@@ -904,27 +1315,33 @@ public final class TxnEngine implements AutoCloseable {
                     return;
                 }
                 boolean last = closing;
-                CompletableFuture<BlockSequencer.Epoch> f = new CompletableFuture<>();
-                while (!queue.offer(new SealReq(f), 100, TimeUnit.MILLISECONDS)) {
-                    if (failure != null) {
-                        return;
-                    }
-                }
-                BlockSequencer.Epoch e = null;
-                while (e == null && failure == null) {
-                    try {
-                        e = f.get(100, TimeUnit.MILLISECONDS);
-                        break;
-                    } catch (java.util.concurrent.TimeoutException te) {
-                        // keep waiting unless the sequencer died
+                if (leader) {
+                    // Only the leader seals; a follower persists the epochs its log's seals close.
+                    CompletableFuture<BlockSequencer.Epoch> f = new CompletableFuture<>();
+                    queue.add(new SealReq(f));
+                    while (failure == null) {
+                        try {
+                            f.get(100, TimeUnit.MILLISECONDS);
+                            break;
+                        } catch (java.util.concurrent.TimeoutException te) {
+                            // keep waiting unless the sequencer died
+                        } catch (java.util.concurrent.ExecutionException x) {
+                            break;
+                        }
                     }
                 }
                 if (failure != null) {
                     return;
                 }
-                if (e != null) {
-                    persistRetrying(e);
-                    queue.offer(new TruncateReq(persisted.get()));
+                boolean any = false;
+                for (BlockSequencer.Epoch e; (e = sealedEpochs.poll()) != null; ) {
+                    if (e.lastBlock() > persisted.get()) {
+                        persistRetrying(e);
+                        any = true;
+                    }
+                }
+                if (any) {
+                    queue.add(new TruncateReq(persisted.get()));
                 }
                 if (last) {
                     return;

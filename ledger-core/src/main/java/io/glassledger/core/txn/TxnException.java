@@ -28,7 +28,17 @@ public final class TxnException extends LedgerException {
         /** No prepared transaction has that id. */
         UNKNOWN_TRANSACTION(false),
         /** The engine is closed or has failed (for example, the disk); nothing more is accepted. */
-        UNAVAILABLE(true);
+        UNAVAILABLE(true),
+        /**
+         * This replica does not lead its shard's group (or has not yet applied what its term began with): send the
+         * request to the leader ({@link TxnException#leader()} when known). Nothing was done.
+         */
+        NOT_LEADER(true),
+        /**
+         * The leader lost its leadership before the group confirmed the request: it may or may not have committed.
+         * Ask the transaction's status at the new leader; never re-send it blindly.
+         */
+        OUTCOME_UNKNOWN(true);
 
         private final boolean retryable;
 
@@ -42,10 +52,22 @@ public final class TxnException extends LedgerException {
     }
 
     private final Reason reason;
+    private final String leader;
 
     public TxnException(Reason reason, String message) {
+        this(reason, message, null);
+    }
+
+    /** @param leader the id of the group's leader as this replica knows it, or null */
+    public TxnException(Reason reason, String message, String leader) {
         super(message);
         this.reason = reason;
+        this.leader = leader;
+    }
+
+    /** For {@link Reason#NOT_LEADER} and {@link Reason#OUTCOME_UNKNOWN}: the leader's id when known, else null. */
+    public String leader() {
+        return leader;
     }
 
     public Reason reason() {

@@ -38,7 +38,12 @@ final class Wal implements AutoCloseable {
      * followed by a valid frame: damage to it is then never mistaken for a torn tail. Not passed to the replay.
      */
     static final int BATCH_END = 7;
-    static final int MAX_TYPE = BATCH_END;
+    /**
+     * A replicated shard's WAL only (FORMAT.md §16): {@code u64 term || u64 index} of the last log entry whose records
+     * precede it. Replay stops at the last one: records after it belong to an entry not wholly written.
+     */
+    static final int APPLIED = 8;
+    static final int MAX_TYPE = APPLIED;
     static final int MAX_RECORD = SignedTransaction.MAX_RECORD_BYTES + 16;
     private static final byte[] MAGIC = {'G', 'L', 'W', 'A', 'L', '1'};
     private static final byte[] NO_BYTES = {};
@@ -158,6 +163,14 @@ final class Wal implements AutoCloseable {
 
     /** {@link #startSegment(long, List)} also carrying the outcome records of recent 2PC decisions. */
     void startSegment(long epochBase, List<byte[]> preparedRecords, List<byte[]> outcomeRecords) {
+        startSegment(epochBase, preparedRecords, outcomeRecords, null);
+    }
+
+    /**
+     * {@link #startSegment(long, List, List)} also carrying a replicated shard's {@link #APPLIED} record (null: none),
+     * so that a segment names the log position it continues from even before its first entry.
+     */
+    void startSegment(long epochBase, List<byte[]> preparedRecords, List<byte[]> outcomeRecords, byte[] applied) {
         flush();
         long seq = segments.stream().mapToLong(Segment::seq).max().orElse(0) + 1;
         Path p = dir.resolve(String.format("wal-%016d.log", seq));
@@ -173,6 +186,9 @@ final class Wal implements AutoCloseable {
             }
             for (byte[] r : outcomeRecords) {
                 append(OUTCOME, r);
+            }
+            if (applied != null) {
+                append(APPLIED, applied);
             }
             flush();
             if (fsync) {
@@ -257,6 +273,25 @@ final class Wal implements AutoCloseable {
             return true;
         }
         return false;
+    }
+
+    /** Writes what is buffered and forces the file to stable storage, whatever the fsync setting. */
+    void force() {
+        flush();
+        try {
+            if (channel != null) {
+                channel.force(false);
+            }
+            forceDirectory();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        unsynced = false;
+    }
+
+    /** The directory of the segments. */
+    Path dir() {
+        return dir;
     }
 
     long segmentBytes() {

@@ -31,10 +31,13 @@ class ApiContract {
             "POST /v1/get", "POST /v1/scan", "POST /v1/tx/{txId}/commit", "POST /v1/tx/{txId}/abort",
             "POST /v1/tx/{txId}/resolve", "GET /v1/tx/{txId}", "POST /v1/proofs/keys", "GET /v1/proofs/append-only",
             "POST /v1/proofs/batch", "GET /v1/blocks/{number}", "POST /v1/admin/api-keys/revoke");
-    /** Operations that take keys or transactions, which may belong to another shard: 421 {@code wrong_shard}. */
+    /**
+     * Operations that take keys or transactions, which may belong to another shard (421 {@code wrong_shard}), or
+     * that only a replicated shard's leader answers (421 {@code not_leader}).
+     */
     private static final Set<String> MISDIRECTED = Set.of("POST /v1/get", "POST /v1/history", "POST /v1/proofs/keys",
             "POST /v1/proofs/batch", "POST /v1/tx/commit", "POST /v1/tx/prepare", "POST /v1/tx/{txId}/commit",
-            "POST /v1/tx/{txId}/abort");
+            "POST /v1/tx/{txId}/abort", "POST /v1/tx/{txId}/resolve", "GET /v1/tx/{txId}");
     /** Reads whose answer is bounded in size (a proof, a block): 413 also without a request body. */
     private static final Set<String> BOUNDED_READS = Set.of("GET /v1/proofs/append-only", "GET /v1/blocks/{number}");
     /** Parameters by name: their range or pattern (path and query). */
@@ -93,9 +96,11 @@ class ApiContract {
             OpenApiContract.problem(op, 415, "unsupported_media_type: the body is not application/json");
         }
         if (MISDIRECTED.contains(id)) {
-            OpenApiContract.problem(op, 421, "wrong_shard: a key or transaction of another shard");
+            OpenApiContract.problem(op, 421, "wrong_shard: a key or transaction of another shard; not_leader: a "
+                    + "replica that does not lead its shard's group (the problem's leader names the one that does)");
         }
-        OpenApiContract.problem(op, 503, "overloaded, unavailable or not_persisted (with Retry-After): try again");
+        OpenApiContract.problem(op, 503, "overloaded, unavailable or not_persisted (with Retry-After): try again; "
+                + "outcome_unknown: ask the transaction's status");
         OpenApiContract.transportRefusals(op);
     }
 }

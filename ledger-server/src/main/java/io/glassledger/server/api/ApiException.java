@@ -8,16 +8,28 @@ public class ApiException extends RuntimeException {
     private final String code;
     private final HttpStatusCode status;
     private final boolean retryable;
+    private final String leader;
 
     public ApiException(String code, HttpStatusCode status, String detail) {
         this(code, status, detail, false);
     }
 
     public ApiException(String code, HttpStatusCode status, String detail, boolean retryable) {
+        this(code, status, detail, retryable, null);
+    }
+
+    /** @param leader for {@code not_leader} and {@code outcome_unknown}: the shard leader's base URL, or null */
+    public ApiException(String code, HttpStatusCode status, String detail, boolean retryable, String leader) {
         super(detail);
         this.code = code;
         this.status = status;
         this.retryable = retryable;
+        this.leader = leader;
+    }
+
+    /** The shard leader's base URL, for a client to send the request there (null: unknown or not applicable). */
+    public String leader() {
+        return leader;
     }
 
     public String code() {

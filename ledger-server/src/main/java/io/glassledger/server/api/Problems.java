@@ -40,7 +40,11 @@ public final class Problems {
         if (e.status().value() == 503) {
             b.header(HttpHeaders.RETRY_AFTER, "1");
         }
-        return b.body(body(e.code(), e.status(), e.getMessage(), e.retryable()));
+        ProblemDetail p = body(e.code(), e.status(), e.getMessage(), e.retryable());
+        if (e.leader() != null) {
+            p.setProperty("leader", e.leader());
+        }
+        return b.body(p);
     }
 
     static ApiException translate(Throwable t) {
@@ -134,6 +138,12 @@ public final class Problems {
             case ALREADY_DECIDED -> new ApiException("already_decided", HttpStatus.CONFLICT, x.getMessage());
             // Size limits are the server's (the engine gets the same transaction limit), checked before the engine.
             case INVALID -> ApiException.malformed(x.getMessage());
+            // A replica that does not lead its shard's group: the client sends the request to the leader (named
+            // when known). 421, as for a request that reached the wrong shard.
+            case NOT_LEADER -> new ApiException("not_leader", HttpStatusCode.valueOf(421), x.getMessage(), true,
+                    x.leader());
+            case OUTCOME_UNKNOWN -> new ApiException("outcome_unknown", HttpStatus.SERVICE_UNAVAILABLE,
+                    x.getMessage(), true, x.leader());
         };
     }
 }

@@ -52,6 +52,10 @@ class ProofController {
         TxnEngine e = shard.engine();
         ResponseBudget.Lease lease = ResponseBudget.of(exchange);
         if (req.block() == null) {
+            if (!e.isLeader()) {
+                throw new io.glassledger.core.txn.TxnException(io.glassledger.core.txn.TxnException.Reason.NOT_LEADER,
+                        "latest reads go to shard " + shard.number() + "'s leader", e.leaderHint());
+            }
             // The latest state is proven against its own digest (clients refuse an older block: a stale read).
             return Mono.fromCallable(() -> dto(new ProofResult.Ready(e.proveLatest(keys, proofBudget(lease))), true,
                     lease)).subscribeOn(shard.reads());

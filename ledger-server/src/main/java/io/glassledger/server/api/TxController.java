@@ -63,6 +63,11 @@ class TxController {
             List<Dto.ValueDto> out = new ArrayList<>(keys.size());
             // Each value is charged before it is base64-encoded into the response.
             if (req.block() == null && req.timestamp() == null) {
+                if (!e.isLeader()) {
+                    // The latest value is the leader's to say; a follower may be behind (reads of a block are not).
+                    throw new io.glassledger.core.txn.TxnException(io.glassledger.core.txn.TxnException.Reason
+                            .NOT_LEADER, "latest reads go to shard " + shard.number() + "'s leader", e.leaderHint());
+                }
                 for (Bytes k : keys) {
                     TxnEngine.Versioned v = e.get(k);
                     charge(lease, k, v.value() == null ? 0 : v.value().length());
@@ -141,7 +146,12 @@ class TxController {
     @GetMapping("/tx/{txId}")
     Mono<Dto.TxStateDto> status(@PathVariable String txId) {
         Bytes id = txId(txId);
-        return Mono.fromFuture(shard.engine().status(id)).map(s -> new Dto.TxStateDto(id.hex(), s.name(), null));
+        // A committed transaction whose block is still remembered (the replay window) comes with its promise, so
+        // that a client whose commit lost its answer (a leader that failed mid-commit) can take it from here.
+        return Mono.fromFuture(shard.engine().statusDetail(id)).map(s -> new Dto.TxStateDto(id.hex(),
+                s.state().name(), s.state() == TxState.COMMITTED && s.block() > 0
+                        ? Dtos.promise(new io.glassledger.core.txn.Promise(id, shard.number(), s.block(), s.served()))
+                        : null));
     }
 
     /** Only the client whose key signed a prepared transaction (or an admin) may decide it. */

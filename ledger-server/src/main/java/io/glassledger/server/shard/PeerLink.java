@@ -14,6 +14,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
@@ -31,6 +32,8 @@ public class PeerLink {
     private final LedgerProperties.Cluster cluster;
     private final ObjectMapper json;
     private final HttpClient http;
+    /** Per shard, the replica that last answered (its leader, for a replicated shard). */
+    private final java.util.Map<Integer, Integer> lastGood = new java.util.concurrent.ConcurrentHashMap<>();
 
     public PeerLink(LedgerProperties props, ObjectMapper json, Environment env) {
         this.cluster = props.cluster();
@@ -69,7 +72,22 @@ public class PeerLink {
             return CompletableFuture.failedFuture(new Unreachable("no glassledger.cluster.peers / peer-key to reach "
                     + "shard " + n, null));
         }
-        URI uri = URI.create(cluster.peers().get(n).toString().replaceAll("/+$", "") + path);
+        List<URI> replicas = cluster.peer(n);
+        int first = Math.floorMod(lastGood.getOrDefault(n, 0), replicas.size());
+        return attempt(n, replicas, first, 0, method, path, null);
+    }
+
+    /**
+     * Asks replica {@code at} of shard {@code n}; a replica that does not answer, or is not the leader, passes the
+     * question to the next (both questions are safe to repeat: a status read, and a resolve that returns the decision
+     * recorded by the first). At most two rounds of the replicas.
+     */
+    private CompletableFuture<TxState> attempt(int n, List<URI> replicas, int at, int tries, String method,
+                                               String path, Unreachable last) {
+        if (tries >= 2 * replicas.size()) {
+            return CompletableFuture.failedFuture(last);
+        }
+        URI uri = URI.create(replicas.get(at).toString() + path);
         HttpRequest req = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
                 .header("Authorization", "Bearer " + cluster.peerKey())
                 .header(Wire.SHARD_MAP_HEADER, Long.toString(cluster.mapVersion()))
@@ -84,11 +102,23 @@ public class PeerLink {
                         + path + ": " + new String(resp.body(), StandardCharsets.UTF_8), null);
             }
             try {
-                return TxState.valueOf(json.readValue(resp.body(), Dto.TxStateDto.class).state());
+                TxState s = TxState.valueOf(json.readValue(resp.body(), Dto.TxStateDto.class).state());
+                lastGood.put(n, at);
+                return s;
             } catch (IOException | RuntimeException e) {
                 throw new Unreachable("shard " + n + " answered " + method + " " + path
                         + " with no transaction state", e);
             }
-        });
+        }).handle((s, err) -> {
+            if (err == null) {
+                return CompletableFuture.completedFuture(s);
+            }
+            Unreachable u = err instanceof Unreachable x ? x : err.getCause() instanceof Unreachable x ? x
+                    : new Unreachable(err.toString(), err);
+            if (replicas.size() == 1) {
+                return CompletableFuture.<TxState>failedFuture(u);
+            }
+            return attempt(n, replicas, (at + 1) % replicas.size(), tries + 1, method, path, u);
+        }).thenCompose(f -> f);
     }
 }

@@ -54,7 +54,7 @@ public class Resolver {
         committed = counter(registry, s, "committed");
         aborted = counter(registry, s, "aborted");
         failures = counter(registry, s, "failed");
-        Gauge.builder("glassledger.2pc.prepared", shard.engine(), e -> e.preparedTransactions().size())
+        Gauge.builder("glassledger.2pc.prepared", shard, x -> x.engine().preparedTransactions().size())
                 .description("transactions prepared and not yet decided").tag("shard", s).register(registry);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "glassledger-resolver");
@@ -73,6 +73,9 @@ public class Resolver {
     private void round() {
         long now = System.nanoTime();
         long timeout = cluster.prepareTimeout().toNanos();
+        if (!shard.engine().isLeader()) {
+            return;  // a follower's prepared transactions are its leader's to resolve
+        }
         for (TxnEngine.Held h : shard.engine().held()) {
             if (now - h.sinceNanos() >= timeout) {
                 try {

@@ -38,7 +38,12 @@ public class Shard {
     /** How long shutdown waits for the reads and proofs in flight. */
     static final java.time.Duration READS_DRAIN = java.time.Duration.ofSeconds(10);
 
-    private final TxnEngine engine;
+    private volatile TxnEngine engine;
+    private final io.glassledger.server.replication.ReplicaGroup replicas;
+    private final java.util.List<java.util.function.Consumer<TxnEngine>> engineListeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final java.util.concurrent.CompletableFuture<TxnEngine> firstEngine =
+            new java.util.concurrent.CompletableFuture<>();
     private final SigningKey serverKey;
     private final ExecutorService readExecutor;
     private final Scheduler reads;
@@ -64,7 +69,22 @@ public class Shard {
                 .withMaxTxBytes(props.limits().maxTransactionBytes())
                 .withBatching(props.batching())
                 .withStoreRetryWindow(props.storeRetryWindow());
-        this.engine = TxnEngine.open(cfg, storeDecorator.getIfAvailable(() -> s -> s));
+        if (props.replication().enabled()) {
+            // One replica of a Raft group: the engine opens inside Ratis's state machine, and reopens there after a
+            // snapshot install or a lost leadership; every engine it opens is announced here.
+            this.replicas = new io.glassledger.server.replication.ReplicaGroup(props.replication(), cfg,
+                    data.resolve("raft-" + props.shard()), this::engineOpened);
+            replicas.start();
+            try {
+                this.engine = firstEngine.get(10, TimeUnit.MINUTES);
+            } catch (Exception e) {
+                replicas.close();
+                throw new IllegalStateException("shard " + props.shard() + ": the replica's engine did not open", e);
+            }
+        } else {
+            this.replicas = null;
+            this.engine = TxnEngine.open(cfg, storeDecorator.getIfAvailable(() -> s -> s));
+        }
         int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
         this.readExecutor = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "glassledger-read");
@@ -87,6 +107,24 @@ public class Shard {
 
     public TxnEngine engine() {
         return engine;
+    }
+
+    private void engineOpened(TxnEngine e) {
+        this.engine = e;
+        head.set(null);
+        engineListeners.forEach(l -> l.accept(e));
+        firstEngine.complete(e);
+    }
+
+    /** Calls {@code l} with the current engine now, and with every engine this replica opens later. */
+    public void onEngine(java.util.function.Consumer<TxnEngine> l) {
+        engineListeners.add(l);
+        l.accept(engine);
+    }
+
+    /** This shard's replica of its Raft group, or empty for a single-replica shard. */
+    public java.util.Optional<io.glassledger.server.replication.ReplicaGroup> replicas() {
+        return java.util.Optional.ofNullable(replicas);
     }
 
     public int number() {
@@ -139,7 +177,11 @@ public class Shard {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            engine.close();
+            if (replicas != null) {
+                replicas.close();  // closes the engine inside the Raft server
+            } else {
+                engine.close();
+            }
         }
     }
 }

@@ -66,14 +66,13 @@ public class ShardMetrics implements TxnEngine.Observer {
                 .tag("shard", s).publishPercentileHistogram().register(registry);
         proofBytes = DistributionSummary.builder("glassledger.proof.bytes").description("encoded proof sizes")
                 .tag("shard", s).baseUnit("bytes").publishPercentileHistogram().register(registry);
-        TxnEngine e = shard.engine();
-        Gauge.builder("glassledger.queue.depth", e, TxnEngine::queueDepth).description("requests waiting")
+        Gauge.builder("glassledger.queue.depth", shard, x -> x.engine().queueDepth()).description("requests waiting")
                 .tag("shard", s).register(registry);
-        Gauge.builder("glassledger.unpersisted.writes", e, x -> x.stats().unpersistedWrites())
+        Gauge.builder("glassledger.unpersisted.writes", shard, x -> x.engine().stats().unpersistedWrites())
                 .description("committed writes not yet in the ledger").tag("shard", s).register(registry);
-        Gauge.builder("glassledger.head.block", e, x -> x.digest().blockNo()).description("latest persisted block")
-                .tag("shard", s).register(registry);
-        e.observe(this);
+        Gauge.builder("glassledger.head.block", shard, x -> x.engine().digest().blockNo())
+                .description("latest persisted block").tag("shard", s).register(registry);
+        shard.onEngine(e -> e.observe(this));
     }
 
     private static Timer phase(MeterRegistry registry, String shard, String phase) {

@@ -1,0 +1,294 @@
+package io.glassledger.server.replication;
+
+import io.glassledger.core.txn.EngineConfig;
+import io.glassledger.core.txn.ReplicatedLog;
+import io.glassledger.core.txn.TxnEngine;
+import io.glassledger.server.LedgerProperties;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This process's replica of its shard's Raft group (docs/ARCHITECTURE.md "Replication"): a Ratis server over gRPC
+ * whose state machine is the shard's engine, and the {@link ReplicatedLog} that engine writes through when it leads.
+ * Replica {@code i} of {@code glassledger.replication.peers} is Raft peer {@code r<i>}; the group id is derived from
+ * the shard number, so every replica of a shard names the same group.
+ */
+public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicaGroup.class);
+
+    private final LedgerProperties.Replication cfg;
+    private final EngineConfig engineCfg;
+    private final RaftGroup group;
+    private final RaftPeerId self;
+    private final Path raftDir;
+    private final ClientId clientId = ClientId.randomId();
+    private final AtomicLong callIds = new AtomicLong();
+    private final Consumer<TxnEngine> onEngine;
+    private final ExecutorService restarter = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "glassledger-replica-restart");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile RaftServer server;
+    private volatile ShardStateMachine sm;
+    private volatile boolean closed;
+
+    /**
+     * @param onEngine called with each engine this replica opens: at start, after a snapshot is installed, and after
+     *                 the replica reopened itself when it lost its leadership mid-entry
+     */
+    public ReplicaGroup(LedgerProperties.Replication cfg, EngineConfig engineCfg, Path raftDir,
+                        Consumer<TxnEngine> onEngine) {
+        this.cfg = cfg;
+        this.engineCfg = engineCfg;
+        this.raftDir = raftDir;
+        this.onEngine = onEngine;
+        List<RaftPeer> peers = new ArrayList<>();
+        for (int i = 0; i < cfg.peers().size(); i++) {
+            peers.add(RaftPeer.newBuilder().setId(peerId(i)).setAddress(cfg.peers().get(i))
+                    .setClientAddress(cfg.urls().get(i).toString()).setPriority(0).build());
+        }
+        this.group = RaftGroup.valueOf(groupId(engineCfg.shard()), peers);
+        this.self = RaftPeerId.valueOf(peerId(cfg.replica()));
+    }
+
+    static String peerId(int replica) {
+        return "r" + replica;
+    }
+
+    /** Every replica of shard {@code shard} derives the same group id. */
+    public static RaftGroupId groupId(int shard) {
+        return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("glassledger-shard-" + shard)
+                .getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** Starts the Ratis server; the engine opens in its state machine's initialisation. */
+    public synchronized void start() {
+        try {
+            Files.createDirectories(raftDir);
+            RaftProperties p = new RaftProperties();
+            RaftServerConfigKeys.setStorageDir(p, List.of(raftDir.toFile()));
+            String addr = cfg.peers().get(cfg.replica());
+            int colon = addr.lastIndexOf(':');
+            GrpcConfigKeys.Server.setHost(p, addr.substring(0, colon));
+            GrpcConfigKeys.Server.setPort(p, Integer.parseInt(addr.substring(colon + 1)));
+            long min = cfg.electionTimeout().toMillis();
+            RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(min, TimeUnit.MILLISECONDS));
+            RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * min, TimeUnit.MILLISECONDS));
+            RaftServerConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(Math.max(3 * min, 3000),
+                    TimeUnit.MILLISECONDS));
+            RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+            RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, cfg.snapshotEvery());
+            // The log is purged behind each snapshot, but never past an entry a replica has yet to acknowledge
+            // (Ratis's default): purging those too raced with the leader reading them for a lagging follower, and
+            // killed its log appender for that follower for good (measured: a restarted leader never caught up).
+            // A replica that is down keeps the log from being purged past where it stopped, until it returns.
+            RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, false);
+            RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(cfg.logSegmentSize().toBytes()));
+            ShardStateMachine m = new ShardStateMachine(engineCfg, this, cfg.snapshotMinInterval());
+            this.sm = m;
+            // A replica formats its storage once; every later start recovers it (the log, its term and vote).
+            boolean formatted = Files.isDirectory(raftDir.resolve(group.getGroupId().getUuid().toString()));
+            RaftServer s = RaftServer.newBuilder().setServerId(self).setGroup(group).setStateMachine(m)
+                    .setProperties(p).setOption(formatted ? RaftStorage.StartupOption.RECOVER
+                            : RaftStorage.StartupOption.FORMAT).build();
+            s.start();
+            this.server = s;
+            LOG.info("shard {}: replica {} of {} listening for Raft on {}", engineCfg.shard(), self,
+                    cfg.peers().size(), addr);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    String selfId() {
+        return self.toString();
+    }
+
+    boolean isOwnClient(ClientId id) {
+        return clientId.equals(id);
+    }
+
+    void engineOpened(TxnEngine e) {
+        onEngine.accept(e);
+    }
+
+    /** The current engine (it changes when the replica reopens). */
+    public TxnEngine engine() {
+        ShardStateMachine m = sm;
+        return m == null ? null : m.engine();
+    }
+
+    /** The HTTPS URL of a peer of the group, or null. */
+    String urlOf(RaftPeerId id) {
+        if (id == null) {
+            return null;
+        }
+        try {
+            RaftServer s = server;
+            if (s != null) {
+                RaftPeer p = s.getDivision(group.getGroupId()).getRaftConf().getPeer(id);
+                if (p != null && p.getClientAddress() != null) {
+                    return p.getClientAddress();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // fall back to the configuration
+        }
+        for (int i = 0; i < cfg.peers().size(); i++) {
+            if (peerId(i).equals(id.toString())) {
+                return cfg.urls().get(i).toString();
+            }
+        }
+        return null;
+    }
+
+    /** Who leads the group as this replica knows it: its HTTPS URL, or null. */
+    public String leaderUrl() {
+        try {
+            RaftServer s = server;
+            return s == null ? null : urlOf(s.getDivision(group.getGroupId()).getInfo().getLeaderId());
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** A short description of this replica's Raft state, for the info route and health details. */
+    public java.util.Map<String, Object> describe() {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("replica", self.toString());
+        m.put("replicas", cfg.peers().size());
+        try {
+            RaftServer s = server;
+            if (s != null) {
+                var d = s.getDivision(group.getGroupId());
+                m.put("role", d.getInfo().getCurrentRole().name());
+                m.put("term", d.getInfo().getCurrentTerm());
+                m.put("leader", urlOf(d.getInfo().getLeaderId()));
+                m.put("appliedIndex", d.getInfo().getLastAppliedIndex());
+                m.put("commitIndex", d.getRaftLog().getLastCommittedIndex());
+            }
+        } catch (IOException | RuntimeException e) {
+            m.put("role", "UNKNOWN");
+        }
+        return m;
+    }
+
+    @Override
+    public CompletableFuture<Position> replicate(byte[] entry) {
+        RaftServer s = server;
+        if (s == null) {
+            return CompletableFuture.failedFuture(new NotCommittedException("the replica is not running", null, null));
+        }
+        RaftClientRequest req = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(self)
+                .setGroupId(group.getGroupId()).setCallId(callIds.incrementAndGet())
+                .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)))
+                .setType(RaftClientRequest.writeRequestType()).build();
+        CompletableFuture<RaftClientReply> sent;
+        try {
+            sent = s.submitClientRequestAsync(req);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(new NotCommittedException("cannot submit the entry: " + e,
+                    leaderUrl(), e));
+        }
+        return sent.orTimeout(cfg.commitTimeout().toMillis(), TimeUnit.MILLISECONDS).handle((reply, err) -> {
+            if (err != null) {
+                Throwable c = err instanceof java.util.concurrent.CompletionException && err.getCause() != null
+                        ? err.getCause() : err;
+                throw new java.util.concurrent.CompletionException(new NotCommittedException("the group did not "
+                        + "confirm the entry within " + cfg.commitTimeout() + ": " + c, leaderUrl(), c));
+            }
+            if (!reply.isSuccess()) {
+                NotLeaderException nle = reply.getNotLeaderException();
+                String hint = nle != null && nle.getSuggestedLeader() != null
+                        ? urlOf(nle.getSuggestedLeader().getId()) : leaderUrl();
+                throw new java.util.concurrent.CompletionException(new NotCommittedException("the group refused the "
+                        + "entry: " + reply.getException(), hint, reply.getException()));
+            }
+            long index = reply.getLogIndex();
+            long term;
+            try {
+                TermIndex ti = s.getDivision(group.getGroupId()).getRaftLog().getTermIndex(index);
+                term = ti != null ? ti.getTerm() : s.getDivision(group.getGroupId()).getInfo().getCurrentTerm();
+            } catch (IOException e) {
+                throw new java.util.concurrent.CompletionException(new NotCommittedException("cannot read the log: "
+                        + e, null, e));
+            }
+            return new Position(term, index);
+        });
+    }
+
+    /**
+     * The engine lost its leadership mid-entry and failed: closes and restarts this replica in the background (the
+     * engine reopens from its journal, and the group's log brings it up to date as a follower).
+     */
+    void restartAsync() {
+        if (closed) {
+            return;
+        }
+        restarter.execute(() -> {
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                LOG.warn("shard {}: replica {} lost its leadership with an entry in flight; reopening it as a "
+                        + "follower", engineCfg.shard(), self);
+                closeServer();
+                start();
+            }
+        });
+    }
+
+    private void closeServer() {
+        RaftServer s = server;
+        server = null;
+        if (s != null) {
+            try {
+                s.close();
+            } catch (IOException e) {
+                LOG.warn("closing the Raft server: {}", e.toString());
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        restarter.shutdown();
+        synchronized (this) {
+            closeServer();
+        }
+    }
+}
