@@ -31,7 +31,7 @@ class AuditService {
     private final ScheduledExecutorService timer;
 
     AuditService(AuditorProperties props, ObjectMapper json, MeterRegistry registry) {
-        List<URI> urls = new ArrayList<>(props.shards());
+        List<List<URI>> urls = new ArrayList<>(props.shards().stream().map(List::of).toList());
         String pin = props.pin();
         if (props.cluster() != null) {
             Properties p = new Properties();
@@ -43,7 +43,17 @@ class AuditService {
             int n = Integer.parseInt(p.getProperty("shards", "0").trim());
             urls.clear();
             for (int i = 0; i < n; i++) {
-                urls.add(URI.create(p.getProperty("url." + i).trim()));
+                // A replicated shard lists its replicas, separated by commas: the auditor reads from any of them.
+                List<URI> rs = new ArrayList<>();
+                for (String u : p.getProperty("url." + i, "").split(",")) {
+                    if (!u.isBlank()) {
+                        rs.add(URI.create(u.trim()));
+                    }
+                }
+                if (rs.isEmpty()) {
+                    throw new IllegalStateException(props.cluster() + ": url." + i + " is missing");
+                }
+                urls.add(List.copyOf(rs));
             }
             if (pin.isBlank() && p.getProperty("pin") != null) {
                 pin = p.getProperty("pin").trim();

@@ -9,8 +9,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 
-/** GETs (and read-only POSTs) from one shard over HTTPS pinned to the cluster's certificate, with the auditor's API key. */
+/**
+ * GETs (and read-only POSTs) from one shard over HTTPS pinned to the cluster's certificate, with the auditor's API key.
+ * A replicated shard lists its replicas: the auditor reads from one of them and moves to the next when it does not
+ * answer, is unavailable, or is not the leader for a route only the leader serves (what it reads, persisted blocks and
+ * their signed heads, any replica serves, and verifies the same way: two replicas' different signed heads for one
+ * block are a fork like any other).
+ */
 final class ShardHttp {
     /** The shard answered with an error status. */
     static final class Refused extends IOException {
@@ -22,13 +29,18 @@ final class ShardHttp {
         }
     }
 
-    private final URI base;
+    private final List<URI> replicas;
+    private volatile int current;
     private final String apiKey;
     private final HttpClient http;
     private final ObjectMapper json;
 
     ShardHttp(URI base, String pin, String apiKey, ObjectMapper json) {
-        this.base = URI.create(base.toString().replaceAll("/+$", ""));
+        this(List.of(base), pin, apiKey, json);
+    }
+
+    ShardHttp(List<URI> replicas, String pin, String apiKey, ObjectMapper json) {
+        this.replicas = replicas.stream().map(u -> URI.create(u.toString().replaceAll("/+$", ""))).toList();
         this.apiKey = apiKey;
         this.json = json;
         HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
@@ -40,7 +52,7 @@ final class ShardHttp {
     }
 
     URI base() {
-        return base;
+        return replicas.get(current);
     }
 
     <T> T get(String path, Class<T> type) throws IOException, InterruptedException {
@@ -62,6 +74,29 @@ final class ShardHttp {
     }
 
     private byte[] send(String path, HttpRequest.BodyPublisher body) throws IOException, InterruptedException {
+        IOException last = null;
+        for (int i = 0; i < replicas.size(); i++) {
+            int at = current;
+            try {
+                return sendTo(replicas.get(at), path, body);
+            } catch (Refused r) {
+                if (replicas.size() == 1 || (r.status != 421 && r.status != 503)) {
+                    throw r;
+                }
+                last = r;
+            } catch (IOException e) {
+                if (replicas.size() == 1) {
+                    throw e;
+                }
+                last = e;
+            }
+            current = (at + 1) % replicas.size();
+        }
+        throw last;
+    }
+
+    private byte[] sendTo(URI base, String path, HttpRequest.BodyPublisher body) throws IOException,
+            InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
                 .header("Authorization", "Bearer " + apiKey).header("Accept", "application/json");
         HttpRequest req = body == null ? b.GET().build()

@@ -391,9 +391,11 @@ public final class ServiceBenchmark {
         final AtomicLong putBytes = new AtomicLong();
         final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
         final ConcurrentLinkedQueue<CommitPromise> promises = new ConcurrentLinkedQueue<>();
+        /** The client threads, for a benchmark that starts and stops the load itself. */
+        final List<Thread> threads = new ArrayList<>();
     }
 
-    private static void clientLoop(GlassLedgerClient client, Workload data, Load load, long seed, int[][] local) {
+    static void clientLoop(GlassLedgerClient client, Workload data, Load load, long seed, int[][] local) {
         SplittableRandom r = new SplittableRandom(seed);
         try {
             while (!load.stop) {

@@ -83,6 +83,12 @@ final class Targets {
             check(Set.of("engine"), "engine.*", "verify_failed", "== 0"),
             check(Set.of("engine"), "engine.*", "verify_pending", "== 0"),
             check(Set.of("engine"), "engine.*", "negative_control_rejected", "== 1"),
+            // replication (issue 20): a Raft group of 3 against one server, and GlassDB's Figure 9
+            row("replication", "replication", "recovery_seconds", "<= 2"),
+            row("replication", "replication", "overhead", "<= 0.15"),
+            check(Set.of("replication"), "replication", "acked_lost", "== 0"),
+            check(Set.of("replication"), "replication", "replicas_differing_blocks", "== 0"),
+            check(Set.of("replication"), "replication", "verify_failed", "== 0"),
             // peers (issue 19): GlassLedger's rate over immudb's, operation for operation, in one alternating run
             row("peers", "peers.get", "ratio", ">= 1.5"),
             row("peers", "peers.get", "cpu_ratio", "< 1"),

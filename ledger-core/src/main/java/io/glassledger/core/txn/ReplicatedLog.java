@@ -41,7 +41,7 @@ public interface ReplicatedLog {
         }
     }
 
-    /** The version byte every entry starts with (FORMAT.md §16). */
+    /** The version byte every entry starts with (FORMAT.md §15.5). */
     int ENTRY_VERSION = 1;
     /** Records in one entry at most: a batch is bounded by the sequencer's drain (8,192) plus its seal. */
     int MAX_RECORDS = 1 << 16;
@@ -52,7 +52,7 @@ public interface ReplicatedLog {
 
     /**
      * {@code u8 version (1) || u64 incarnation || u64 seq || varint n || n × (u8 type || varint length ||
-     * payload)}: WAL record types and payloads (FORMAT.md §15, §16).
+     * payload)}: WAL record types and payloads (FORMAT.md §15.5).
      */
     static byte[] encode(long incarnation, long seq, List<Wal.Record> records) {
         int size = 1 + 16 + 5;

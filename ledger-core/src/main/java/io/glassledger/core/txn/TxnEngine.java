@@ -147,7 +147,20 @@ public final class TxnEngine implements AutoCloseable {
     }
 
     private sealed interface Request permits CommitReq, PrepareReq, DecideReq, SealReq, TruncateReq, StatusReq,
-            ResolveReq, ApplyReq, RoleReq, SnapshotReq {
+            ResolveReq, ApplyReq, RoleReq, SnapshotReq, ExtensionReq {
+    }
+
+    /**
+     * What a replicated shard's log carries besides transactions (a client key's registration), applied in log
+     * order on every replica, at start again from the journal, and so idempotent. Returns null when the change
+     * took effect (or had before), else why not; the answer must be the same on every replica. Called on the
+     * sequencer thread.
+     */
+    public interface Extension {
+        String apply(byte[] payload);
+    }
+
+    private record ExtensionReq(byte[] payload, CompletableFuture<String> done) implements Request {
     }
 
     /** A committed log entry for a replica to apply (replicated shards). */
@@ -166,8 +179,8 @@ public final class TxnEngine implements AutoCloseable {
     }
 
     /**
-     * A transaction's state here and, when COMMITTED and its block is known, that block (else 0) with the digest the
-     * answer was served at: enough for a client that lost a commit's answer to take its promise.
+     * A transaction's state here and, when COMMITTED and its block is known, that block (else 0) with a digest no
+     * newer than its commit's: enough for a client that lost a commit's answer to take its promise.
      */
     public record TxStatus(TxState state, long block, Digest served) {
     }
@@ -250,6 +263,7 @@ public final class TxnEngine implements AutoCloseable {
     private volatile long appliedTerm;
     private volatile long appliedIndex;
     private volatile Runnable onLostLeadership = () -> { };
+    private final Extension extension;
     /** Sealed epochs for the persisting thread, in block order (a leader's seals and a follower's alike). */
     private final LinkedBlockingQueue<BlockSequencer.Epoch> sealedEpochs = new LinkedBlockingQueue<>();
     /** Snapshots asked for, also taken while the sequencer waits for an entry to commit. */
@@ -277,9 +291,11 @@ public final class TxnEngine implements AutoCloseable {
     private final LongAdder statPersistNanos = new LongAdder();
 
 
-    private TxnEngine(EngineConfig cfg, UnaryOperator<NodeStore> storeDecorator, ReplicatedLog rlog) {
+    private TxnEngine(EngineConfig cfg, UnaryOperator<NodeStore> storeDecorator, ReplicatedLog rlog,
+                      Extension extension) {
         this.cfg = cfg;
         this.rlog = rlog;
+        this.extension = extension;
         this.leader = rlog == null;
         for (Reason r : Reason.values()) {
             statAborted.put(r, new LongAdder());
@@ -334,16 +350,17 @@ public final class TxnEngine implements AutoCloseable {
 
     /** Opens (creating if needed) the shard in {@code cfg.dir()}, recovering from its WAL. */
     public static TxnEngine open(EngineConfig cfg) {
-        return new TxnEngine(cfg, UnaryOperator.identity(), null);
+        return new TxnEngine(cfg, UnaryOperator.identity(), null, null);
     }
 
     /**
-     * Opens one replica of a replicated shard: its WAL is an apply journal ({@link #appliedIndex()} says how far),
-     * the group's log is {@code log}. It starts as a follower, refusing client requests with
-     * {@link Reason#NOT_LEADER} until {@link #becomeLeader()}.
+     * Opens one replica of a replicated shard: its WAL is an apply journal ({@link #applied()} says how far), the
+     * group's log is {@code log}, and {@code extension} applies the log's other changes. It starts as a follower,
+     * refusing client requests with {@link Reason#NOT_LEADER} until {@link #becomeLeader()}.
      */
-    public static TxnEngine openReplica(EngineConfig cfg, ReplicatedLog log) {
-        return new TxnEngine(cfg, UnaryOperator.identity(), java.util.Objects.requireNonNull(log));
+    public static TxnEngine openReplica(EngineConfig cfg, ReplicatedLog log, Extension extension) {
+        return new TxnEngine(cfg, UnaryOperator.identity(), java.util.Objects.requireNonNull(log),
+                java.util.Objects.requireNonNull(extension));
     }
 
     /**
@@ -351,7 +368,7 @@ public final class TxnEngine implements AutoCloseable {
      * the {@link NodeStore} contract (tests use it to inject storage faults around the real store).
      */
     public static TxnEngine open(EngineConfig cfg, UnaryOperator<NodeStore> storeDecorator) {
-        return new TxnEngine(cfg, storeDecorator, null);
+        return new TxnEngine(cfg, storeDecorator, null, null);
     }
 
     // ---------------------------------------------------------------- recovery
@@ -457,6 +474,11 @@ public final class TxnEngine implements AutoCloseable {
                 }
                 sealed.add(e);
             }
+            case Wal.EXTENSION -> {
+                if (extension != null) {
+                    extension.apply(r.payload());
+                }
+            }
             case Wal.APPLIED -> {
                 ByteReader in = new ByteReader(r.payload());
                 appliedTerm = in.u64();
@@ -548,6 +570,11 @@ public final class TxnEngine implements AutoCloseable {
         return f;
     }
 
+    /**
+     * The served digest is that of block {@code block − 1} (or the persisted head, if lower): no later than the state
+     * the transaction was validated against, so a client checks its reads where they were current. The digest at the
+     * time of the question would be too new: a read overwritten after the commit would look stale.
+     */
     private TxStatus statusDetailOf(Bytes txId) {
         TxState s = statusOf(txId);
         long block = 0;
@@ -556,7 +583,8 @@ public final class TxnEngine implements AutoCloseable {
             Long b = p != null ? Long.valueOf(p.blockNo()) : seen.get(txId);
             block = b == null ? 0 : b;
         }
-        return new TxStatus(s, block, ledger.digest());
+        Digest served = block > 0 ? ledger.digest(Math.min(block - 1, persisted.get())) : ledger.digest();
+        return new TxStatus(s, block, served);
     }
 
     private TxState statusOf(Bytes txId) {
@@ -761,6 +789,20 @@ public final class TxnEngine implements AutoCloseable {
         SnapshotReq q = new SnapshotReq(dir, f);
         snapshotRequests.add(q);
         queue.add(q);  // whichever the sequencer meets first takes it; the other finds it done
+        return f;
+    }
+
+    /**
+     * A replicated shard's change other than a transaction, through the group's log: completes once a majority
+     * holds it and it is applied here, with the {@link Extension}'s answer. Only the leader takes it.
+     */
+    public CompletableFuture<String> submitExtension(byte[] payload) {
+        CompletableFuture<String> f = new CompletableFuture<>();
+        if (rlog == null) {
+            f.completeExceptionally(new IllegalStateException("not a replicated shard"));
+            return f;
+        }
+        enqueue(new ExtensionReq(payload.clone(), f), f);
         return f;
     }
 
@@ -991,6 +1033,8 @@ public final class TxnEngine implements AutoCloseable {
             a.done().completeExceptionally(e);
         } else if (r instanceof SnapshotReq q) {
             q.done().completeExceptionally(e);
+        } else if (r instanceof ExtensionReq x) {
+            x.done().completeExceptionally(e);
         }
     }
 
@@ -1029,6 +1073,9 @@ public final class TxnEngine implements AutoCloseable {
             q.done().complete(statusDetailOf(q.txId()));
         } else if (r instanceof ResolveReq q) {
             processResolve(q, after);
+        } else if (r instanceof ExtensionReq x) {
+            journal(Wal.EXTENSION, x.payload());
+            after.add(() -> x.done().complete(extension.apply(x.payload())));
         }
     }
 

@@ -43,7 +43,12 @@ final class Wal implements AutoCloseable {
      * precede it. Replay stops at the last one: records after it belong to an entry not wholly written.
      */
     static final int APPLIED = 8;
-    static final int MAX_TYPE = APPLIED;
+    /**
+     * A replicated shard's change that is not a transaction (FORMAT.md §15.5), opaque to the engine and applied by its
+     * {@link TxnEngine.Extension}: a client key's registration.
+     */
+    static final int EXTENSION = 9;
+    static final int MAX_TYPE = EXTENSION;
     static final int MAX_RECORD = SignedTransaction.MAX_RECORD_BYTES + 16;
     private static final byte[] MAGIC = {'G', 'L', 'W', 'A', 'L', '1'};
     private static final byte[] NO_BYTES = {};

@@ -5,6 +5,10 @@ import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
 import io.glassledger.core.crypto.Ed25519;
 import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.txn.TxnEngine;
+import io.glassledger.core.txn.TxnException;
+import io.glassledger.server.replication.ClientKeyChange;
+import io.glassledger.server.shard.Shard;
 import io.glassledger.server.auth.AuthStore;
 import io.glassledger.server.auth.Principal;
 import io.glassledger.server.auth.Role;
@@ -17,22 +21,25 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
 
 @RestController
 @RequestMapping("/v1")
 class ClientController {
     private final AuthStore auth;
     private final Requests requests;
+    private final Shard shard;
 
-    ClientController(AuthStore auth, Requests requests) {
+    ClientController(AuthStore auth, Requests requests, Shard shard) {
         this.auth = auth;
         this.requests = requests;
+        this.shard = shard;
     }
 
     /** GlassDB's Init(pk): binds the caller's identity to its Ed25519 public key, once. */
     @Allow({Role.CLIENT, Role.ADMIN})
     @PostMapping("/clients/key")
-    ResponseEntity<Dto.ClientDto> register(@RequestBody(required = false) Dto.RegisterKeyRequest body,
+    Mono<ResponseEntity<Dto.ClientDto>> register(@RequestBody(required = false) Dto.RegisterKeyRequest body,
                                            ServerWebExchange exchange) {
         Principal p = Principal.of(exchange);
         Bytes pk;
@@ -41,9 +48,29 @@ class ClientController {
         } catch (Wire.BadWireException e) {
             throw ApiException.malformed(e.getMessage());
         }
-        boolean created = auth.register(p.clientId(), pk);
-        return ResponseEntity.status(created ? HttpStatus.CREATED : HttpStatus.OK)
-                .body(new Dto.ClientDto(p.clientId(), p.role().wire(), pk.hex()));
+        Dto.ClientDto dto = new Dto.ClientDto(p.clientId(), p.role().wire(), pk.hex());
+        if (shard.replicas().isEmpty()) {
+            boolean created = auth.register(p.clientId(), pk);
+            return Mono.just(ResponseEntity.status(created ? HttpStatus.CREATED : HttpStatus.OK).body(dto));
+        }
+        // A replicated shard registers through its group's log, so that every replica knows the key (and keeps
+        // knowing it after a failover); the leader takes it.
+        TxnEngine e = shard.engine();
+        if (!e.isLeader()) {
+            throw new TxnException(TxnException.Reason.NOT_LEADER, "client keys are registered at shard "
+                    + shard.number() + "'s leader", e.leaderHint());
+        }
+        if (auth.clientKey(p.clientId()).filter(pk::equals).isPresent()) {
+            return Mono.just(ResponseEntity.ok(dto));
+        }
+        // (null, "registered", would make an empty Mono: the answer goes through as "" instead)
+        return Mono.fromFuture(e.submitExtension(new ClientKeyChange(p.clientId(), pk).encode())
+                .thenApply(a -> a == null ? "" : a)).map(answer -> {
+            if (!answer.isEmpty()) {
+                throw AuthStore.refusal(answer, p.clientId());
+            }
+            return ResponseEntity.status(HttpStatus.CREATED).body(dto);
+        });
     }
 
     /** Every registered client key (auditors check each block's signatures against them). */

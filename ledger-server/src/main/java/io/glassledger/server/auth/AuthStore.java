@@ -266,6 +266,62 @@ public class AuthStore {
         return true;
     }
 
+    /**
+     * A replicated shard's registration, applied from its log on every replica ({@link #register} with the same
+     * rules, answered as a value): null if registered now or before with the same key, else {@code key_registered}
+     * or {@code key_in_use:<owner>}. Replaying it changes nothing, so the journal may apply it again at start.
+     */
+    public synchronized String applyRegistration(String clientId, Bytes publicKey) {
+        try {
+            register(clientId, publicKey);
+            return null;
+        } catch (KeyRegisteredException e) {
+            return "key_registered";
+        } catch (KeyInUseException e) {
+            return "key_in_use:" + e.owner();
+        } catch (IllegalArgumentException e) {
+            return "malformed";
+        }
+    }
+
+    /** The refusal an {@link #applyRegistration} answer stands for. */
+    public static RuntimeException refusal(String answer, String clientId) {
+        if (answer.startsWith("key_in_use:")) {
+            return new KeyInUseException(answer.substring("key_in_use:".length()));
+        }
+        if (answer.equals("key_registered")) {
+            return new KeyRegisteredException(clientId);
+        }
+        return new IllegalArgumentException("not a valid Ed25519 public key");
+    }
+
+    /** Copies the client keys into {@code dir} (a replica's snapshot). */
+    public synchronized void exportClients(Path dir) {
+        try {
+            Files.createDirectories(dir);
+            json.writeValue(dir.resolve("clients.json").toFile(), new LinkedHashMap<>(clients));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Adds the client keys exported into {@code dir} (a snapshot installed from the leader). Registrations only ever
+     * add, so merging them with what this replica has is the leader's set at the snapshot or later.
+     */
+    public synchronized void importClients(Path dir) {
+        Path f = dir.resolve("clients.json");
+        if (!Files.exists(f)) {
+            return;
+        }
+        try {
+            Map<String, String> in = json.readValue(f.toFile(), new TypeReference<Map<String, String>>() { });
+            in.forEach((id, key) -> applyRegistration(id, Bytes.fromHex(key)));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** The identity already has another key: keys are not replaced silently. */
     public static final class KeyRegisteredException extends RuntimeException {
         KeyRegisteredException(String clientId) {

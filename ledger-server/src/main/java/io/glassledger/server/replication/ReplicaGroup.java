@@ -56,6 +56,7 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private final Consumer<TxnEngine> onEngine;
+    private final io.glassledger.server.auth.AuthStore auth;
     private final ExecutorService restarter = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "glassledger-replica-restart");
         t.setDaemon(true);
@@ -70,8 +71,9 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
      *                 the replica reopened itself when it lost its leadership mid-entry
      */
     public ReplicaGroup(LedgerProperties.Replication cfg, EngineConfig engineCfg, Path raftDir,
-                        Consumer<TxnEngine> onEngine) {
+                        io.glassledger.server.auth.AuthStore auth, Consumer<TxnEngine> onEngine) {
         this.cfg = cfg;
+        this.auth = auth;
         this.engineCfg = engineCfg;
         this.raftDir = raftDir;
         this.onEngine = onEngine;
@@ -117,7 +119,7 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
             // A replica that is down keeps the log from being purged past where it stopped, until it returns.
             RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, false);
             RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(cfg.logSegmentSize().toBytes()));
-            ShardStateMachine m = new ShardStateMachine(engineCfg, this, cfg.snapshotMinInterval());
+            ShardStateMachine m = new ShardStateMachine(engineCfg, this, cfg.snapshotMinInterval(), auth);
             this.sm = m;
             // A replica formats its storage once; every later start recovers it (the log, its term and vote).
             boolean formatted = Files.isDirectory(raftDir.resolve(group.getGroupId().getUuid().toString()));

@@ -41,13 +41,40 @@ final class ShardStateMachine extends BaseStateMachine {
     private final ReplicaGroup group;
     private final SnapshotStore snapshots = new SnapshotStore();
     private final java.time.Duration minSnapshotInterval;
+    private final io.glassledger.server.auth.AuthStore auth;
     private volatile TxnEngine engine;
     private long lastSnapshotNanos = System.nanoTime();
 
-    ShardStateMachine(EngineConfig cfg, ReplicaGroup group, java.time.Duration minSnapshotInterval) {
+    ShardStateMachine(EngineConfig cfg, ReplicaGroup group, java.time.Duration minSnapshotInterval,
+                      io.glassledger.server.auth.AuthStore auth) {
         this.cfg = cfg;
         this.group = group;
         this.minSnapshotInterval = minSnapshotInterval;
+        this.auth = auth;
+    }
+
+    /** The log's changes other than transactions: client keys' registrations, into the auth store. */
+    private String applyExtension(byte[] payload) {
+        try {
+            ClientKeyChange c = ClientKeyChange.decode(payload);
+            return auth.applyRegistration(c.clientId(), c.publicKey());
+        } catch (RuntimeException e) {
+            LOG.error("shard {} replica: an extension record that cannot be applied: {}", cfg.shard(), e.toString());
+            return "malformed";
+        }
+    }
+
+    private TxnEngine open() {
+        return TxnEngine.openReplica(cfg, group, this::applyExtension);
+    }
+
+    /** Restores the engine's directory and the client keys from the newest snapshot. */
+    private void restore() throws IOException {
+        snapshots.restoreTo(cfg.dir());
+        Path cur = snapshots.current();
+        if (cur != null) {
+            auth.importClients(cur.resolve("auth"));
+        }
     }
 
     TxnEngine engine() {
@@ -70,7 +97,7 @@ final class ShardStateMachine extends BaseStateMachine {
         SnapshotInfo snap = snapshots.getLatestSnapshot();
         TxnEngine e;
         try {
-            e = TxnEngine.openReplica(cfg, group);
+            e = open();
         } catch (LedgerException | java.io.UncheckedIOException x) {
             Path aside = cfg.dir().resolveSibling(cfg.dir().getFileName() + ".damaged-" + Instant.now().toEpochMilli());
             LOG.error("shard {} replica: cannot open its state ({}); moving it to {} and rebuilding it from {}",
@@ -78,16 +105,16 @@ final class ShardStateMachine extends BaseStateMachine {
             Files.move(cfg.dir(), aside);
             Files.createDirectories(cfg.dir());
             if (snap != null) {
-                snapshots.restoreTo(cfg.dir());
+                restore();
             }
-            e = TxnEngine.openReplica(cfg, group);
+            e = open();
         }
         if (snap != null && e.applied().index() < snap.getIndex()) {
             LOG.warn("shard {} replica: journal at {} is behind snapshot {}; restoring the snapshot", cfg.shard(),
                     e.applied().index(), snap.getTermIndex());
             e.close();
-            snapshots.restoreTo(cfg.dir());
-            e = TxnEngine.openReplica(cfg, group);
+            restore();
+            e = open();
         }
         e.onLostLeadership(group::restartAsync);
         ReplicatedLog.Position at = e.applied();
@@ -170,6 +197,7 @@ final class ShardStateMachine extends BaseStateMachine {
             SnapshotStore.deleteTree(dir);
             return RaftLog.INVALID_LOG_INDEX;
         }
+        auth.exportClients(dir.resolve("auth"));  // may hold later registrations too: they only ever add
         snapshots.commit(dir, pos);
         lastSnapshotNanos = System.nanoTime();
         LOG.info("shard {} replica {}: snapshot at {}:{}", cfg.shard(), group.selfId(), pos.term(), pos.index());
@@ -205,7 +233,7 @@ final class ShardStateMachine extends BaseStateMachine {
         if (old != null) {
             old.close();
         }
-        snapshots.restoreTo(cfg.dir());
+        restore();
         openEngine();
         getLifeCycle().transition(LifeCycle.State.RUNNING);
     }

@@ -53,7 +53,8 @@ public class Shard {
      * @param storeDecorator a test's fault injection around the engine's store ({@link StoreDecorator}); none in
      *                       production
      */
-    public Shard(LedgerProperties props, ObjectProvider<StoreDecorator> storeDecorator) {
+    public Shard(LedgerProperties props, ObjectProvider<StoreDecorator> storeDecorator,
+                 io.glassledger.server.auth.AuthStore auth) {
         Path data = props.dataDir();
         try {
             Files.createDirectories(data);
@@ -73,7 +74,7 @@ public class Shard {
             // One replica of a Raft group: the engine opens inside Ratis's state machine, and reopens there after a
             // snapshot install or a lost leadership; every engine it opens is announced here.
             this.replicas = new io.glassledger.server.replication.ReplicaGroup(props.replication(), cfg,
-                    data.resolve("raft-" + props.shard()), this::engineOpened);
+                    data.resolve("raft-" + props.shard()), auth, this::engineOpened);
             replicas.start();
             try {
                 this.engine = firstEngine.get(10, TimeUnit.MINUTES);

@@ -124,10 +124,16 @@ public final class ClusterClientMain {
 
     private static <T> T post(HttpClient http, ClientConfig cfg, String apiKey, int shard, String path, String body,
                               Class<T> type) throws Exception {
-        URI u = URI.create(cfg.shards().get(shard) + path);
-        HttpResponse<byte[]> resp = http.send(HttpRequest.newBuilder(u).header("Authorization", "Bearer " + apiKey)
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-                HttpResponse.BodyHandlers.ofByteArray());
+        // A replicated shard: the replica that is its leader takes it (the others answer 421 not_leader).
+        HttpResponse<byte[]> resp = null;
+        for (URI base : cfg.replicas(shard)) {
+            resp = http.send(HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + apiKey)
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            if (resp.statusCode() != 421) {
+                break;
+            }
+        }
         if (resp.statusCode() != 200) {
             throw new IllegalStateException(path + " answered " + resp.statusCode() + ": "
                     + new String(resp.body(), StandardCharsets.UTF_8));

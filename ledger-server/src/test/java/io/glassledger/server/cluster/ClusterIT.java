@@ -61,6 +61,12 @@ import org.junit.jupiter.api.Test;
  * </ul>
  */
 class ClusterIT {
+    /**
+     * Replicas per shard: 1 (3 unreplicated shards, shards killed) or, with {@code -Dglassledger.it.replicas=3} (the
+     * second failsafe execution, issue 20), 2 shards of 3 Raft replicas each, whose leaders are killed.
+     */
+    static final int REPLICAS = Integer.getInteger("glassledger.it.replicas", 1);
+    static final int SHARDS = REPLICAS > 1 ? 2 : 3;
     static final int ACCOUNTS = 24;
     static final long OPENING = 1_000;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -99,15 +105,15 @@ class ClusterIT {
     @BeforeAll
     static void startCluster() throws Exception {
         root = Path.of("").toAbsolutePath().getParent();
-        dir = Path.of("target", "cluster-it").toAbsolutePath();
+        dir = Path.of("target", REPLICAS > 1 ? "cluster-it-r" + REPLICAS : "cluster-it").toAbsolutePath();
         if (Files.exists(dir)) {
             try (var files = Files.walk(dir)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
         Files.createDirectories(dir);
-        port = freePorts(3);
-        launcher("start", "--shards", "3", "--dir", dir.toString(), "--port", Integer.toString(port));
+        port = freePorts(SHARDS * REPLICAS);
+        launcher(startArgs());
         cluster = new Properties();
         try (var in = Files.newBufferedReader(dir.resolve("cluster.properties"))) {
             cluster.load(in);
@@ -169,10 +175,12 @@ class ClusterIT {
             SplittableRandom r = new SplittableRandom(2026);
             for (int round = 0; round < 3; round++) {
                 Thread.sleep(3_000 + r.nextInt(4_000));
-                int victim = r.nextInt(3);
-                kill9(Long.parseLong(Files.readString(dir.resolve("shard-" + victim).resolve("server.pid")).trim()));
+                int victim = r.nextInt(SHARDS);
+                Path member = REPLICAS == 1 ? dir.resolve("shard-" + victim)
+                        : dir.resolve("shard-" + victim + "-r" + leader(victim));
+                kill9(Long.parseLong(Files.readString(member.resolve("server.pid")).trim()));
                 Thread.sleep(500 + r.nextInt(2_000));
-                launcher("start", "--shards", "3", "--dir", dir.toString(), "--port", Integer.toString(port));
+                launcher(startArgs());
             }
             Thread.sleep(5_000);
             out.stop = true;
@@ -198,7 +206,7 @@ class ClusterIT {
 
             // The ledger's markers say which transfers committed; the balances must follow from them exactly.
             Map<String, String> markers = new HashMap<>();
-            for (int s = 0; s < 3; s++) {
+            for (int s = 0; s < SHARDS; s++) {
                 markers.putAll(scan(s, "xfer/", "xfer0"));
             }
             long[] expected = new long[ACCOUNTS];
@@ -371,17 +379,72 @@ class ClusterIT {
         }
     }
 
+    /** Transactions held prepared, summed over every shard and, of a replicated shard, every replica. */
     private static long preparedEverywhere() throws Exception {
         long n = 0;
-        for (int s = 0; s < 3; s++) {
-            String metrics = new String(get(s, "/actuator/prometheus", adminKey), StandardCharsets.UTF_8);
-            Matcher m = Pattern.compile("(?m)^glassledger_2pc_prepared\\{[^}]*\\} ([0-9.E]+)$").matcher(metrics);
-            if (!m.find()) {
-                throw new IllegalStateException("shard " + s + " exposes no glassledger_2pc_prepared");
+        for (int s = 0; s < SHARDS; s++) {
+            for (URI u : urls(s)) {
+                String metrics = new String(send(HttpRequest.newBuilder(URI.create(u + "/actuator/prometheus"))
+                        .header("Authorization", "Bearer " + adminKey).GET().build()), StandardCharsets.UTF_8);
+                Matcher m = Pattern.compile("(?m)^glassledger_2pc_prepared\\{[^}]*\\} ([0-9.E]+)$")
+                        .matcher(metrics);
+                if (!m.find()) {
+                    throw new IllegalStateException(u + " exposes no glassledger_2pc_prepared");
+                }
+                n += (long) Double.parseDouble(m.group(1));
             }
-            n += (long) Double.parseDouble(m.group(1));
         }
         return n;
+    }
+
+    private static String[] startArgs() {
+        return new String[] {"start", "--shards", Integer.toString(SHARDS), "--replicas", Integer.toString(REPLICAS),
+                "--dir", dir.toString(), "--port", Integer.toString(port)};
+    }
+
+    /** The URLs of a shard's replicas, from the cluster file. */
+    private static List<URI> urls(int shard) {
+        List<URI> out = new ArrayList<>();
+        for (String u : cluster.getProperty("url." + shard).split(",")) {
+            out.add(URI.create(u.trim()));
+        }
+        return out;
+    }
+
+    /** The replica of {@code shard} that answers a latest read (its leader), once there is one. */
+    private static int leader(int shard) {
+        int[] found = {-1};
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            List<URI> us = urls(shard);
+            for (int i = 0; i < us.size(); i++) {
+                try {
+                    HttpResponse<byte[]> r = http().send(HttpRequest.newBuilder(URI.create(us.get(i) + "/v1/get"))
+                            .header("Authorization", "Bearer " + apiKey).header("Content-Type", "application/json")
+                            .timeout(Duration.ofSeconds(5)).POST(HttpRequest.BodyPublishers.ofString(
+                                    "{\"keys\":[\"" + Wire.b64(leaderProbeKey(shard)) + "\"]}")).build(),
+                            HttpResponse.BodyHandlers.ofByteArray());
+                    if (r.statusCode() == 200) {
+                        found[0] = i;
+                        return true;
+                    }
+                } catch (IOException e) {
+                    // down: the next
+                }
+            }
+            return false;
+        });
+        return found[0];
+    }
+
+    /** An account key held by {@code shard} (a latest read of another shard's key is refused as wrong_shard). */
+    private static Bytes leaderProbeKey(int shard) {
+        io.glassledger.core.shard.ShardMap map = new io.glassledger.core.shard.ShardMap(1, SHARDS);
+        for (int i = 0; i < ACCOUNTS; i++) {
+            if (map.shardOf(account(i)) == shard) {
+                return account(i);
+            }
+        }
+        throw new IllegalStateException("no account on shard " + shard);
     }
 
     private static Map<String, String> scan(int shard, String from, String to) throws Exception {
@@ -411,13 +474,9 @@ class ClusterIT {
                 .version(HttpClient.Version.HTTP_1_1).build();
     }
 
-    private static byte[] get(int shard, String path, String key) throws Exception {
-        return send(HttpRequest.newBuilder(URI.create(cluster.getProperty("url." + shard) + path))
-                .header("Authorization", "Bearer " + key).GET().build());
-    }
-
     private static byte[] post(int shard, String path, String body) throws Exception {
-        return send(HttpRequest.newBuilder(URI.create(cluster.getProperty("url." + shard) + path))
+        URI base = REPLICAS == 1 ? urls(shard).get(0) : urls(shard).get(leader(shard));
+        return send(HttpRequest.newBuilder(URI.create(base + path))
                 .header("Authorization", "Bearer " + apiKey).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build());
     }
@@ -475,8 +534,10 @@ class ClusterIT {
         for (int attempt = 0; attempt < 50; attempt++) {
             int base = 20_000 + new SplittableRandom().nextInt(20_000);
             boolean free = true;
-            for (int i = 0; i < n && free; i++) {
-                try (ServerSocket s = new ServerSocket(base + i, 1, java.net.InetAddress.getLoopbackAddress())) {
+            // A replicated cluster's Raft ports are 1000 above its HTTPS ports.
+            for (int i = 0; i < n * (REPLICAS > 1 ? 2 : 1) && free; i++) {
+                int p = i < n ? base + i : base + 1000 + i - n;
+                try (ServerSocket s = new ServerSocket(p, 1, java.net.InetAddress.getLoopbackAddress())) {
                     s.setReuseAddress(true);
                 } catch (IOException e) {
                     free = false;

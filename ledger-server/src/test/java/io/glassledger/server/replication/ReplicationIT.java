@@ -43,6 +43,7 @@ import org.junit.jupiter.api.Test;
  * before it restarts (it rejoins through the leader's snapshot: the test's log holds a snapshot every 100 entries
  * and small log segments, so the log it would need is purged). Then:
  * <ul>
+ *   <li>the client key registered at connect is known to every replica (it went through the group's log);</li>
  *   <li>writes resume after the leader's death (the time is logged; benchmark/run replication measures it);</li>
  *   <li>the killed leader rejoins as a follower, and every restarted replica catches up;</li>
  *   <li>no acknowledged commit is lost: each reads back, verified, with its value;</li>
@@ -101,11 +102,6 @@ class ReplicationIT {
     @Test
     void failuresUnderLoad_loseNothingAcknowledged_andReplicasFormIdenticalBlocks() throws Exception {
         SigningKey key = SigningKey.generate();
-        // Client keys are not replicated yet (issue 20, item 7): the test registers its key at every replica.
-        for (URI u : urls) {
-            int status = post(u, "/v1/clients/key", "{\"publicKey\":\"" + key.publicKey().hex() + "\"}").statusCode();
-            assertThat(status).isIn(200, 201);
-        }
         List<IntegrityViolation> violations = new CopyOnWriteArrayList<>();
         ClientConfig cfg = ClientConfig.builder().clusterFile(dir.resolve("cluster.properties")).apiKey(apiKey)
                 .signingKey(key).stateFile(dir.resolve("client-state.json")).verifyDelay(Duration.ofMillis(200))
@@ -117,6 +113,15 @@ class ReplicationIT {
         AtomicLong unknown = new AtomicLong();
         AtomicBoolean stop = new AtomicBoolean();
         try (GlassLedgerClient client = GlassLedgerClient.connect(cfg)) {
+            // The client registered its key at connect, at the leader, through the group's log: every replica knows
+            // it (and a failover does not lose it).
+            for (URI u : urls) {
+                await().atMost(Duration.ofSeconds(10)).until(() -> {
+                    HttpResponse<byte[]> r = get(u, "/v1/clients/default");
+                    return r.statusCode() == 200 && new String(r.body(), StandardCharsets.UTF_8)
+                            .contains(key.publicKey().hex());
+                });
+            }
             List<Thread> writers = new ArrayList<>();
             long until = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
             for (int t = 0; t < 4; t++) {
