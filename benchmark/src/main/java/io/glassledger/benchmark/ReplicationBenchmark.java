@@ -47,14 +47,15 @@ public final class ReplicationBenchmark {
                    double restartAt, double endAt, Path dir, Path chart, boolean quick) {
         static Options parse(String[] args) {
             boolean quick = List.of(args).contains("--quick");
-            int keys = quick ? 5_000 : 100_000;
+            // --quick, the CI smoke: small enough to add about a minute and a half to the CI run
+            int keys = quick ? 2_000 : 100_000;
             int clients = 64;
             int rounds = quick ? 1 : 2;
-            double window = quick ? 3 : 15;
-            double warmup = quick ? 2 : 20;
-            double kill = quick ? 6 : 40;
-            double restart = quick ? 10 : 60;
-            double end = quick ? 16 : 100;
+            double window = quick ? 2 : 15;
+            double warmup = quick ? 1 : 20;
+            double kill = quick ? 5 : 40;
+            double restart = quick ? 8 : 60;
+            double end = quick ? 12 : 100;
             Path dir = Path.of(System.getProperty("glassledger.bench.dir", "benchmark/work/replication"));
             Path chart = null;
             for (int i = 0; i < args.length; i++) {
@@ -73,7 +74,7 @@ public final class ReplicationBenchmark {
                                   workload X against a Raft group of 3 replicas and a single server on loopback:
                                   the replication overhead (alternating windows of S seconds, R rounds; default
                                   2 x 15 s), then GlassDB's Figure 9: throughput per second with the leader killed
-                                  at 40 s and restarted at 60 s, to 100 s (--quick: 6, 10, 16 s), and its chart""");
+                                  at 40 s and restarted at 60 s, to 100 s (--quick: 5, 8, 12 s), and its chart""");
                         System.exit(0);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + args[i]);

@@ -25,6 +25,40 @@ public final class AdminClient implements AutoCloseable {
                 ClientConfig.DEFAULT_MAX_RESPONSE_BYTES));
     }
 
+    /**
+     * The admin API of a replicated shard: requests go to its leader among {@code replicas} (found and followed as
+     * {@link GlassLedgerClient} does).
+     */
+    public static AdminClient connect(List<URI> replicas, String adminApiKey, String pinnedCertSha256,
+                                      Duration timeout) {
+        return new AdminClient(new Api(replicas, adminApiKey, pinnedCertSha256 == null ? null
+                : PinnedTrustManager.sslContext(ClientConfig.normalizeFingerprint(pinnedCertSha256)), timeout,
+                ClientConfig.DEFAULT_MAX_RESPONSE_BYTES));
+    }
+
+    /** The shard's Raft group as the answering replica knows it. */
+    public Dto.ReplicasResponse replicas() {
+        return Violations.join(api.get("/v1/admin/replicas", Dto.ReplicasResponse.class));
+    }
+
+    /**
+     * Adds a replica (already started with the group and itself as its peers) to the group, at its leader.
+     *
+     * @param id      its peer id, {@code r<n>}
+     * @param raft    its Raft address, {@code host:port}
+     * @param url     its HTTPS base URL
+     */
+    public Dto.ReplicasResponse addReplica(String id, String raft, String url) {
+        return Violations.join(api.post("/v1/admin/replicas/add", new Dto.ReplicaDto(id, raft, url, null),
+                Dto.ReplicasResponse.class));
+    }
+
+    /** Removes the replica with peer id {@code id} from the group, at its leader. */
+    public Dto.ReplicasResponse removeReplica(String id) {
+        return Violations.join(api.post("/v1/admin/replicas/remove", new Dto.RemoveReplicaRequest(id),
+                Dto.ReplicasResponse.class));
+    }
+
     /** A new API key for {@code clientId} with {@code role} ({@code client}, {@code auditor} or {@code admin}). */
     public Dto.ApiKeyResponse createKey(String clientId, String role) {
         return Violations.join(api.post("/v1/admin/api-keys", new Dto.ApiKeyRequest(clientId, role),

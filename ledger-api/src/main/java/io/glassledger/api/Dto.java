@@ -146,6 +146,23 @@ public final class Dto {
     public record ApiKeyRequest(String clientId, String role) {
     }
 
+    /**
+     * A replica of a replicated shard's Raft group (docs/API.md "Replicas"): its peer id ({@code r<n>}), its Raft
+     * address ({@code host:port}) and its HTTPS base URL. In answers, {@code role} is what it is to this replica's
+     * knowledge (the leader, or a follower) and may be null.
+     */
+    public record ReplicaDto(String id, String raft, String url, String role) {
+    }
+
+    /** This replica's view of its shard's group. */
+    public record ReplicasResponse(int shard, String self, String leader, long term, long commitIndex,
+                                   java.util.List<ReplicaDto> replicas) {
+    }
+
+    /** Removes the replica with this peer id from the group. */
+    public record RemoveReplicaRequest(String id) {
+    }
+
     /** The new key (shown once) and the id it is listed and revoked by. */
     public record ApiKeyResponse(String clientId, String role, String apiKey, String keyId) {
     }

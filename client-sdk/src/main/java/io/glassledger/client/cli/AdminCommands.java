@@ -24,15 +24,85 @@ final class AdminCommands {
 
     int run() {
         if (a.words.size() < 2) {
-            throw new Usage("expected: admin create-key ID --role ROLE | admin list-keys | admin revoke-key KEYID");
+            throw new Usage("expected: admin create-key ID --role ROLE | admin list-keys | admin revoke-key KEYID"
+                    + " | admin replicas | admin add-replica ID --raft HOST:PORT --replica-url URL"
+                    + " | admin remove-replica ID");
         }
         return switch (a.word(1)) {
             case "create-key" -> createKey();
             case "list-keys" -> listKeys();
             case "revoke-key" -> revokeKey();
+            case "replicas" -> replicas();
+            case "add-replica" -> addReplica();
+            case "remove-replica" -> removeReplica();
             default -> throw new Usage("unknown admin command " + a.word(1)
-                    + " (create-key, list-keys, revoke-key)");
+                    + " (create-key, list-keys, revoke-key, replicas, add-replica, remove-replica)");
         };
+    }
+
+    /**
+     * A replicated shard's admin API: with --cluster, shard {@code --shard N}'s replicas (its leader is found among
+     * them); with --url, that server.
+     */
+    private AdminClient connectShard() {
+        Settings s = cx.settings();
+        if (s.cluster == null) {
+            return AdminClient.connect(s.url, s.requireApiKey(), s.pin == null ? null : s.pin.value(),
+                    ClientConfig.DEFAULT_REQUEST_TIMEOUT);
+        }
+        String n = a.opt("--shard");
+        int shard;
+        try {
+            shard = n == null ? 0 : Integer.parseInt(n);
+        } catch (NumberFormatException e) {
+            throw new Usage("--shard takes a shard number, got " + n);
+        }
+        ClientConfig c = ClientConfig.builder().clusterFile(s.cluster).apiKey(s.requireApiKey())
+                .signingKey(io.glassledger.core.crypto.SigningKey.generate()).build();
+        if (shard < 0 || shard >= c.shards().size()) {
+            throw new Usage("--shard: the cluster has shards 0 to " + (c.shards().size() - 1));
+        }
+        return AdminClient.connect(c.replicas(shard), s.requireApiKey(), c.pinnedCertSha256(),
+                ClientConfig.DEFAULT_REQUEST_TIMEOUT);
+    }
+
+    private int printReplicas(Dto.ReplicasResponse r) {
+        if (cx.json) {
+            cx.printJson(r);
+        } else {
+            cx.out.printf("shard %d, term %d, commit index %d (as replica %s sees it)%n", r.shard(), r.term(),
+                    r.commitIndex(), r.self());
+            for (Dto.ReplicaDto p : r.replicas()) {
+                cx.out.printf("  %-5s %-8s %-22s %s%n", p.id(), p.role(), p.raft(), p.url());
+            }
+        }
+        return Exit.OK;
+    }
+
+    private int replicas() {
+        a.arity(2, "admin replicas [--shard N]");
+        try (AdminClient admin = connectShard()) {
+            return printReplicas(admin.replicas());
+        }
+    }
+
+    private int addReplica() {
+        String id = a.arity(3, "admin add-replica ID --raft HOST:PORT --replica-url URL [--shard N]").get(2);
+        String raft = a.opt("--raft");
+        String url = a.opt("--replica-url");
+        if (raft == null || url == null) {
+            throw new Usage("admin add-replica needs --raft HOST:PORT and --replica-url https://HOST:PORT");
+        }
+        try (AdminClient admin = connectShard()) {
+            return printReplicas(admin.addReplica(id, raft, url));
+        }
+    }
+
+    private int removeReplica() {
+        String id = a.arity(3, "admin remove-replica ID [--shard N]").get(2);
+        try (AdminClient admin = connectShard()) {
+            return printReplicas(admin.removeReplica(id));
+        }
     }
 
     private AdminClient connect() {

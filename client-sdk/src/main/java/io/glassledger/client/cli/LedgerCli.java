@@ -38,6 +38,11 @@ public final class LedgerCli {
                                                  a new API key for identity ID (printed once; needs an admin key)
               admin list-keys                    every API key's id, identity, role and registered signing key
               admin revoke-key KEYID             the key stops working; its identity's signing key stays registered
+              admin replicas [--shard N]         a replicated shard's Raft group: each replica's id, role, Raft
+                                                 address and URL (with --cluster: shard N's, default 0)
+              admin add-replica ID --raft HOST:PORT --replica-url URL [--shard N]
+                                                 add a started replica to the group, at its leader
+              admin remove-replica ID [--shard N]  remove a replica from the group, at its leader
             options (environment):
               --url URL          (GLASSLEDGER_URL, default https://127.0.0.1:8443)
               --cluster FILE     (GLASSLEDGER_CLUSTER) a cluster's shard map, URLs and pin, as written by

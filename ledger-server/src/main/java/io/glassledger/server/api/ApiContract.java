@@ -30,14 +30,16 @@ class ApiContract {
     private static final Set<String> NOT_FOUND = Set.of("GET /v1/head", "GET /v1/clients/{clientId}",
             "POST /v1/get", "POST /v1/scan", "POST /v1/tx/{txId}/commit", "POST /v1/tx/{txId}/abort",
             "POST /v1/tx/{txId}/resolve", "GET /v1/tx/{txId}", "POST /v1/proofs/keys", "GET /v1/proofs/append-only",
-            "POST /v1/proofs/batch", "GET /v1/blocks/{number}", "POST /v1/admin/api-keys/revoke");
+            "POST /v1/proofs/batch", "GET /v1/blocks/{number}", "POST /v1/admin/api-keys/revoke",
+            "POST /v1/admin/replicas/remove");
     /**
      * Operations that take keys or transactions, which may belong to another shard (421 {@code wrong_shard}), or
      * that only a replicated shard's leader answers (421 {@code not_leader}).
      */
     private static final Set<String> MISDIRECTED = Set.of("POST /v1/get", "POST /v1/history", "POST /v1/proofs/keys",
             "POST /v1/proofs/batch", "POST /v1/tx/commit", "POST /v1/tx/prepare", "POST /v1/tx/{txId}/commit",
-            "POST /v1/tx/{txId}/abort", "POST /v1/tx/{txId}/resolve", "GET /v1/tx/{txId}");
+            "POST /v1/tx/{txId}/abort", "POST /v1/tx/{txId}/resolve", "GET /v1/tx/{txId}",
+            "POST /v1/admin/replicas/add", "POST /v1/admin/replicas/remove");
     /** Reads whose answer is bounded in size (a proof, a block): 413 also without a request body. */
     private static final Set<String> BOUNDED_READS = Set.of("GET /v1/proofs/append-only", "GET /v1/blocks/{number}");
     /** Parameters by name: their range or pattern (path and query). */
@@ -84,10 +86,12 @@ class ApiContract {
         OpenApiContract.problem(op, 401, "unauthenticated: no or unknown API key");
         OpenApiContract.problem(op, 403, "forbidden or wrong_client_key: the key's role may not do this");
         if (NOT_FOUND.contains(id)) {
-            OpenApiContract.problem(op, 404, "unknown_block, unknown_transaction, unknown_client or unknown_api_key");
+            OpenApiContract.problem(op, 404, "unknown_block, unknown_transaction, unknown_client, unknown_api_key or "
+                    + "unknown_replica");
         }
         OpenApiContract.problem(op, 409, "stale_shard_map on any operation; conflict, duplicate, already_decided, "
-                + "stale_digest, key_registered or last_admin_key where they apply");
+                + "stale_digest, key_registered, last_admin_key, not_replicated, replica_exists or last_replica where "
+                + "they apply");
         if (body || BOUNDED_READS.contains(id) || method == PathItem.HttpMethod.POST) {
             OpenApiContract.problem(op, 413, "too_large: a key, value, transaction, body, count or answer over its "
                     + "limit");

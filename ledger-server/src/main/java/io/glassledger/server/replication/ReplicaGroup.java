@@ -208,6 +208,49 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
         return m;
     }
 
+    /** The group's replicas as the current Raft configuration has them. */
+    public java.util.Collection<RaftPeer> members() throws IOException {
+        RaftServer s = server;
+        if (s == null) {
+            throw new IOException("the replica is restarting");
+        }
+        return s.getDivision(group.getGroupId()).getRaftConf().getCurrentPeers();
+    }
+
+    /** This replica's peer id. */
+    public String self() {
+        return self.toString();
+    }
+
+    /**
+     * Changes the group's membership to {@code peers} (Raft's configuration change, through the log): a new replica
+     * is caught up first, from a snapshot and the log. Only the leader takes it; fails with the group's refusal.
+     */
+    public CompletableFuture<Void> reconfigure(List<RaftPeer> peers) {
+        RaftServer s = server;
+        if (s == null) {
+            return CompletableFuture.failedFuture(new IOException("the replica is restarting"));
+        }
+        org.apache.ratis.protocol.SetConfigurationRequest req = new org.apache.ratis.protocol.SetConfigurationRequest(
+                clientId, self, group.getGroupId(), callIds.incrementAndGet(), peers);
+        try {
+            return s.setConfigurationAsync(req).thenApply(reply -> {
+                if (!reply.isSuccess()) {
+                    throw new java.util.concurrent.CompletionException(new IOException("the group refused the new "
+                            + "membership: " + reply.getException(), reply.getException()));
+                }
+                return null;
+            });
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** A peer of the group: {@code id} ({@code r<n>}), its Raft address and its HTTPS URL. */
+    public static RaftPeer peer(String id, String raftAddress, String url) {
+        return RaftPeer.newBuilder().setId(id).setAddress(raftAddress).setClientAddress(url).setPriority(0).build();
+    }
+
     @Override
     public CompletableFuture<Position> replicate(byte[] entry) {
         RaftServer s = server;
