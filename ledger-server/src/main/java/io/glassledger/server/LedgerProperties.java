@@ -56,6 +56,9 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
      * @param logSegmentSize size of a Raft log segment: the log is purged by whole segments
      * @param snapshotMinInterval the least time between two snapshots, whatever {@code snapshotEvery} says: a replica
      *                       fetching one has at least twice this before its files are deleted
+     * @param listen         the address ({@code host:port}) this replica binds for Raft, when it differs from the
+     *                       address the others reach it at (its entry in {@code peers}): behind a proxy or a NAT, or
+     *                       binding every interface; empty: that entry
      */
     public record Replication(@NotNull @DefaultValue("") java.util.List<String> peers,
                               @NotNull @DefaultValue("") java.util.List<java.net.URI> urls,
@@ -64,8 +67,13 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
                               @NotNull @DefaultValue("10s") Duration commitTimeout,
                               @Min(16) @DefaultValue("20000") long snapshotEvery,
                               @NotNull @DefaultValue("8MB") org.springframework.util.unit.DataSize logSegmentSize,
-                              @NotNull @DefaultValue("30s") Duration snapshotMinInterval) {
+                              @NotNull @DefaultValue("30s") Duration snapshotMinInterval,
+                              @NotNull @DefaultValue("") String listen) {
         public Replication {
+            listen = listen.trim();
+            if (!listen.isEmpty() && !listen.matches("[^:\\s]+:[0-9]{1,5}")) {
+                throw new IllegalArgumentException("glassledger.replication.listen: host:port, not " + listen);
+            }
             peers = peers.stream().filter(u -> !u.isBlank()).toList();  // the empty default binds as [""]
             urls = urls.stream().filter(u -> !u.toString().isBlank()).toList();
             if (!peers.isEmpty()) {
@@ -85,6 +93,11 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
 
         public boolean enabled() {
             return !peers.isEmpty();
+        }
+
+        /** The address this replica binds for Raft. */
+        public String bindAddress() {
+            return listen.isEmpty() ? peers.get(replica) : listen;
         }
     }
 

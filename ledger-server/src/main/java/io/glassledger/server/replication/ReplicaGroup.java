@@ -102,7 +102,7 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
             Files.createDirectories(raftDir);
             RaftProperties p = new RaftProperties();
             RaftServerConfigKeys.setStorageDir(p, List.of(raftDir.toFile()));
-            String addr = cfg.peers().get(cfg.replica());
+            String addr = cfg.bindAddress();
             int colon = addr.lastIndexOf(':');
             GrpcConfigKeys.Server.setHost(p, addr.substring(0, colon));
             GrpcConfigKeys.Server.setPort(p, Integer.parseInt(addr.substring(colon + 1)));

@@ -1,0 +1,239 @@
+package io.glassledger.server.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.glassledger.api.PinnedTrustManager;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One shard of three replicas, run as real server processes by the launcher ({@code ./glassledger cluster start
+ * --shards 1 --replicas 3}), for the replication tests: starting and restarting members, finding the leader, reading
+ * heads, and comparing the replicas' signed heads block by block.
+ */
+final class LauncherShard implements AutoCloseable {
+    static final int REPLICAS = 3;
+
+    final Path root;
+    final Path dir;
+    final int port;
+    final Map<String, String> env;
+    String apiKey;
+    String pin;
+    List<URI> urls;
+    private HttpClient http;
+
+    /**
+     * @param dir the cluster's directory (deleted first)
+     * @param env extra environment for the launcher (merged over the tests' defaults)
+     */
+    LauncherShard(Path dir, Map<String, String> env) throws IOException {
+        this.root = Path.of("").toAbsolutePath().getParent();
+        this.dir = dir.toAbsolutePath();
+        this.port = freePorts();
+        this.env = env;
+        deleteTree(this.dir);
+        Files.createDirectories(this.dir);
+    }
+
+    /** Starts every member that is down (all, the first time), and reads the cluster file and the client key. */
+    void start() throws Exception {
+        launcher("start", "--shards", "1", "--replicas", Integer.toString(REPLICAS), "--dir", dir.toString(),
+                "--port", Integer.toString(port));
+        if (urls != null) {
+            return;
+        }
+        Properties cluster = new Properties();
+        try (var in = Files.newBufferedReader(dir.resolve("cluster.properties"))) {
+            cluster.load(in);
+        }
+        pin = cluster.getProperty("pin");
+        urls = new ArrayList<>();
+        for (String u : cluster.getProperty("url.0").split(",")) {
+            urls.add(URI.create(u));
+        }
+        assertThat(urls).hasSize(REPLICAS);
+        for (String line : Files.readAllLines(dir.resolve("credentials.txt"))) {
+            String[] f = line.split("\t");
+            if (f.length == 3 && f[0].equals("default")) {
+                apiKey = f[2];
+            }
+        }
+        http = HttpClient.newBuilder().sslContext(PinnedTrustManager.sslContext(pin))
+                .connectTimeout(Duration.ofSeconds(2)).build();
+    }
+
+    @Override
+    public void close() throws Exception {
+        launcher("stop", "--dir", dir.toString());
+    }
+
+    Path memberDir(int replica) {
+        return dir.resolve("shard-0-r" + replica);
+    }
+
+    /** The replica that answers a latest read (only a leader does), once there is one. */
+    int awaitLeader() {
+        int[] found = {-1};
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            for (int r = 0; r < REPLICAS; r++) {
+                if (isLeader(r)) {
+                    found[0] = r;
+                    return true;
+                }
+            }
+            return false;
+        });
+        return found[0];
+    }
+
+    boolean isLeader(int r) {
+        try {
+            return post(urls.get(r), "/v1/get", "{\"keys\":[\"azE=\"]}").statusCode() == 200;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Waits until replica {@code r} follows a leader other than itself and is within two blocks of its head. */
+    void awaitCaughtUp(int r) {
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            int l = awaitLeader();
+            return l != r && headBlock(r) >= headBlock(l) - 2 && headBlock(r) > 0;
+        });
+    }
+
+    long headBlock(int r) {
+        try {
+            HttpResponse<byte[]> resp = get(urls.get(r), "/v1/head");
+            if (resp.statusCode() != 200) {
+                return -1;
+            }
+            String b = new String(resp.body(), StandardCharsets.UTF_8);
+            int i = b.indexOf("\"block\":");
+            return Long.parseLong(b.substring(i + 8, b.indexOf(',', i)));
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * Waits for every replica to reach the same head, then checks that all of them serve byte-identical signed heads
+     * for every block; returns that head.
+     */
+    long assertIdenticalBlocks() throws IOException {
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            long h0 = headBlock(0);
+            return h0 > 0 && headBlock(1) == h0 && headBlock(2) == h0;
+        });
+        long head = headBlock(0);
+        for (long b = 1; b <= head; b++) {
+            String h = body(get(urls.get(0), "/v1/head?block=" + b));
+            for (int r = 1; r < REPLICAS; r++) {
+                assertThat(body(get(urls.get(r), "/v1/head?block=" + b))).as("block %d at replica %d", b, r)
+                        .isEqualTo(h);
+            }
+        }
+        return head;
+    }
+
+    HttpResponse<byte[]> get(URI base, String path) throws IOException {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
+    }
+
+    HttpResponse<byte[]> post(URI base, String path, String json) throws IOException {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
+    private HttpResponse<byte[]> send(HttpRequest.Builder b) throws IOException {
+        try {
+            return http.send(b.header("Authorization", "Bearer " + apiKey).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
+    static String body(HttpResponse<byte[]> r) {
+        assertThat(r.statusCode()).isEqualTo(200);
+        return new String(r.body(), StandardCharsets.UTF_8);
+    }
+
+    void kill9(int replica) throws Exception {
+        long pid = Long.parseLong(Files.readString(memberDir(replica).resolve("server.pid")).trim());
+        Process p = new ProcessBuilder("kill", "-9", Long.toString(pid)).inheritIO().start();
+        assertThat(p.waitFor()).isZero();
+        await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true));
+    }
+
+    /** Runs {@code ./glassledger cluster ARGS} from the repository root and waits for it to succeed. */
+    private void launcher(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("bash", root.resolve("glassledger").toString(), "cluster"));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile()).redirectErrorStream(true);
+        pb.environment().put("GLASSLEDGER_JAVA_OPTS", "-Xmx384m -XX:TieredStopAtLevel=1");
+        pb.environment().put("GLASSLEDGER_CLUSTER_ARGS", "--glassledger.replication.snapshot-every=100 "
+                + "--glassledger.replication.snapshot-min-interval=3s --glassledger.replication.log-segment-size=128KB "
+                + "--glassledger.ledger-cache=32MB --logging.level.root=WARN "
+                + "--logging.level.io.glassledger.server.StartupReport=INFO "
+                + "--logging.level.io.glassledger.server.replication=INFO");
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(180, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(output).isZero();
+    }
+
+    /** A port P with P..P+2 (HTTPS) and P+1000..P+1002 (Raft) free. */
+    private static int freePorts() {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int base = 20_000 + new SplittableRandom().nextInt(20_000);
+            boolean free = true;
+            for (int i = 0; i < REPLICAS && free; i++) {
+                free = free(base + i) && free(base + 1000 + i);
+            }
+            if (free) {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no free ports");
+    }
+
+    static boolean free(int p) {
+        try (ServerSocket s = new ServerSocket(p, 1, java.net.InetAddress.getLoopbackAddress())) {
+            s.setReuseAddress(true);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p)) {
+            return;
+        }
+        try (var s = Files.walk(p)) {
+            for (Path q : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(q);
+            }
+        }
+    }
+}

@@ -1,0 +1,299 @@
+package io.glassledger.server.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.glassledger.client.ClientConfig;
+import io.glassledger.client.CommitPromise;
+import io.glassledger.client.GlassLedgerClient;
+import io.glassledger.client.GlassLedgerException;
+import io.glassledger.client.IntegrityViolation;
+import io.glassledger.core.crypto.SigningKey;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The leader of a three-replica shard cut off from the other two by a network partition, under load, then healed.
+ *
+ * <p>Every Raft connection between replicas goes through Toxiproxy (tools/toxiproxy/install), one proxy per
+ * direction of every pair: the launcher names replica {@code r}'s Raft address {@code raft-s0-r<r>}, and each server
+ * process resolves those names through a hosts file of its own ({@code -Djdk.net.hosts.file}) to a loopback address
+ * of its own ({@code 127.0.0.<2+i>}), where the proxies for its outgoing links listen. Disabling the four proxies into
+ * and out of the leader isolates it from both followers while clients still reach every replica over HTTPS.
+ *
+ * <p>Checked:
+ * <ul>
+ *   <li>the majority elects a new leader, and writes go on there;</li>
+ *   <li>the minority side refuses writes: no commit begun at the isolated leader after the cut is acknowledged,
+ *       and it stops answering as leader;</li>
+ *   <li>no two leaders both acknowledge: every acknowledged commit, from either side, is in the one history the
+ *       replicas agree on after the partition heals (read back verified; the signed heads of every block identical
+ *       at the three replicas);</li>
+ *   <li>the old leader rejoins as a follower once the partition heals, and every promise verifies.</li>
+ * </ul>
+ */
+class PartitionIT {
+    private static final long SEED = System.nanoTime();
+    private static final String HOST_PATTERN = "raft-s0-r";
+    private static LauncherShard shard;
+    private static Process toxiproxy;
+    private static URI toxiproxyApi;
+    private static final HttpClient PLAIN = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    @BeforeAll
+    static void start() throws Exception {
+        System.out.println("PartitionIT seed " + SEED);
+        Path dir = Path.of("target", "partition-it").toAbsolutePath();
+        Path root = Path.of("").toAbsolutePath().getParent();
+        String toxiproxyBin = install(root);
+        Map<String, String> env = Map.of("GLASSLEDGER_RAFT_HOST", HOST_PATTERN + "{replica}",
+                "GLASSLEDGER_JAVA_OPTS", "-Xmx384m -XX:TieredStopAtLevel=1 -Djdk.net.hosts.file="
+                        + dir.resolve("hosts-r{replica}"));
+        shard = new LauncherShard(dir, env);
+        int apiPort = shard.port + 2000;
+        assertThat(LauncherShard.free(apiPort)).as("Toxiproxy's API port %d is free", apiPort).isTrue();
+        toxiproxy = new ProcessBuilder(toxiproxyBin, "-host", "127.0.0.1", "-port", Integer.toString(apiPort))
+                .redirectErrorStream(true).redirectOutput(dir.resolve("toxiproxy.log").toFile()).start();
+        toxiproxyApi = URI.create("http://127.0.0.1:" + apiPort);
+        await().atMost(Duration.ofSeconds(20)).ignoreExceptions()
+                .until(() -> toxiproxy("GET", "/version", null).statusCode() == 200);
+        StringBuilder names = new StringBuilder();
+        for (int j = 0; j < LauncherShard.REPLICAS; j++) {
+            names.append(' ').append(HOST_PATTERN).append(j);
+        }
+        for (int i = 0; i < LauncherShard.REPLICAS; i++) {
+            // Process i reaches every replica's Raft name at its own loopback address, where its proxies listen.
+            Files.writeString(dir.resolve("hosts-r" + i), "127.0.0.1 localhost\n" + ownAddress(i) + names + "\n");
+            for (int j = 0; j < LauncherShard.REPLICAS; j++) {
+                if (i != j) {
+                    int raft = shard.port + 1000 + j;
+                    HttpResponse<String> r = toxiproxy("POST", "/proxies", "{\"name\":\"" + link(i, j)
+                            + "\",\"listen\":\"" + ownAddress(i) + ":" + raft + "\",\"upstream\":\"127.0.0.1:" + raft
+                            + "\",\"enabled\":true}");
+                    assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+                }
+            }
+        }
+        shard.start();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        try {
+            if (shard != null) {
+                shard.close();
+            }
+        } finally {
+            if (toxiproxy != null) {
+                toxiproxy.destroy();
+                toxiproxy.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Test
+    void isolatedLeader_refusesWrites_majorityGoesOn_andNothingAcknowledgedIsLost() throws Exception {
+        SigningKey key = SigningKey.generate();
+        List<IntegrityViolation> violations = new CopyOnWriteArrayList<>();
+        Path clusterFile = shard.dir.resolve("cluster.properties");
+        ClientConfig cfg = ClientConfig.builder().clusterFile(clusterFile).apiKey(shard.apiKey).signingKey(key)
+                .stateFile(shard.dir.resolve("client-state.json")).verifyDelay(Duration.ofMillis(200))
+                .violationHandler(violations::add).build();
+        Map<String, String> acked = new ConcurrentHashMap<>();
+        List<CommitPromise> promises = new CopyOnWriteArrayList<>();
+        ConcurrentLinkedQueue<long[]> ackTimes = new ConcurrentLinkedQueue<>();
+        // Commits sent to the old leader only: when each was begun, and whether it was acknowledged.
+        ConcurrentLinkedQueue<long[]> pinnedAttempts = new ConcurrentLinkedQueue<>();
+        Map<String, String> pinnedAcked = new ConcurrentHashMap<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicBoolean stopPinned = new AtomicBoolean();
+        List<Thread> threads = new ArrayList<>();
+        long until = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
+        try (GlassLedgerClient client = GlassLedgerClient.connect(cfg)) {
+            for (int t = 0; t < 3; t++) {
+                threads.add(writer(client, "w" + t + "-", stop, until, acked, promises, ackTimes, null));
+            }
+            await().atMost(Duration.ofSeconds(60)).until(() -> acked.size() >= 50);
+            int leader = shard.awaitLeader();
+            URI leaderUrl = shard.urls.get(leader);
+            // A client that knows only the leader's URL: it cannot follow a new leader, so whatever acknowledges its
+            // commits is that one process.
+            ClientConfig pinnedCfg = ClientConfig.builder().url(leaderUrl).pinnedCertSha256(shard.pin)
+                    .apiKey(shard.apiKey).signingKey(key).stateFile(shard.dir.resolve("pinned-state.json"))
+                    .verifyDelay(Duration.ofMillis(200)).violationHandler(violations::add).maxRetries(0).build();
+            // (closed at the end: its promises verify through the replica it knows, a follower by then)
+            try (GlassLedgerClient pinned = GlassLedgerClient.connect(pinnedCfg)) {
+                for (int t = 0; t < 2; t++) {
+                    threads.add(writer(pinned, "p" + t + "-", stopPinned, until, pinnedAcked, promises, null,
+                            pinnedAttempts));
+                }
+                await().atMost(Duration.ofSeconds(30)).until(() -> pinnedAcked.size() >= 20);
+
+                // The cut: every Raft link into and out of the leader.
+                for (int j = 0; j < LauncherShard.REPLICAS; j++) {
+                    if (j != leader) {
+                        setEnabled(link(leader, j), false);
+                        setEnabled(link(j, leader), false);
+                    }
+                }
+                long cutAt = System.nanoTime();
+                System.out.printf("PartitionIT: replica %d (the leader) cut off from the others%n", leader);
+
+                // The majority elects another leader, and writes go on there.
+                int[] newLeader = {-1};
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                    for (int r = 0; r < LauncherShard.REPLICAS; r++) {
+                        if (r != leader && shard.isLeader(r)) {
+                            newLeader[0] = r;
+                            return true;
+                        }
+                    }
+                    return false;
+                });
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+                        .until(() -> ackTimes.stream().filter(t -> t[0] > cutAt).count() >= 100);
+                long resumed = ackTimes.stream().filter(t -> t[0] > cutAt).mapToLong(t -> t[1]).min().orElseThrow();
+                System.out.printf("PartitionIT: replica %d leads the majority; writes resumed %d ms after the cut%n",
+                        newLeader[0], TimeUnit.NANOSECONDS.toMillis(resumed - cutAt));
+                // The isolated leader steps down: it answers no latest read, as no leader.
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> !shard.isLeader(leader));
+                // Its clients kept trying: at least two commits were begun there after the cut, and ended.
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> pinnedAttempts.stream().filter(a -> a[0] > cutAt).count() >= 2);
+                List<long[]> afterCut = pinnedAttempts.stream().filter(a -> a[0] > cutAt).toList();
+                System.out.printf("PartitionIT: %d commits begun at the isolated leader after the cut, %d "
+                        + "acknowledged%n", afterCut.size(), afterCut.stream().filter(a -> a[1] == 1).count());
+                assertThat(afterCut).as("commits begun at the isolated leader after the cut, acknowledged")
+                        .noneMatch(a -> a[1] == 1);
+
+                stopPinned.set(true);
+                // Heal: the old leader rejoins as a follower of the new one.
+                for (int j = 0; j < LauncherShard.REPLICAS; j++) {
+                    if (j != leader) {
+                        setEnabled(link(leader, j), true);
+                        setEnabled(link(j, leader), true);
+                    }
+                }
+                shard.awaitCaughtUp(leader);
+                assertThat(shard.isLeader(leader)).as("the old leader rejoins as a follower").isFalse();
+                long atHeal = acked.size();
+                await().atMost(Duration.ofSeconds(30)).until(() -> acked.size() >= atHeal + 50);
+                stop.set(true);
+                for (Thread th : threads) {
+                    th.join(60_000);
+                }
+                System.out.printf("PartitionIT: %d commits acknowledged through failover, %d at the old leader%n",
+                        acked.size(), pinnedAcked.size());
+
+                long head = shard.assertIdenticalBlocks();
+                System.out.printf("PartitionIT: the three replicas serve identical signed heads for blocks 1..%d%n",
+                        head);
+                for (Map<String, String> m : List.of(acked, pinnedAcked)) {
+                    for (Map.Entry<String, String> e : m.entrySet()) {
+                        assertThat(client.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+                    }
+                }
+                for (CommitPromise p : promises) {
+                    assertThat(p.verification().get(60, TimeUnit.SECONDS)).as(p.toString()).isNotNull();
+                }
+                assertThat(violations).isEmpty();
+            }
+        } finally {
+            stop.set(true);
+            stopPinned.set(true);
+        }
+    }
+
+    /**
+     * A thread committing one key at a time with {@code client} until stopped. Each attempt, once ended, is recorded
+     * in {@code attempts} (if given) as {begun, acknowledged 1 or 0}.
+     */
+    private static Thread writer(GlassLedgerClient client, String prefix, AtomicBoolean stop, long until,
+                                 Map<String, String> acked, List<CommitPromise> promises,
+                                 ConcurrentLinkedQueue<long[]> ackTimes, ConcurrentLinkedQueue<long[]> attempts) {
+        Thread th = new Thread(() -> {
+            for (int n = 0; !stop.get() && System.nanoTime() < until; n++) {
+                String k = prefix + n;
+                String v = "v" + n + "-" + SEED;
+                long[] attempt = {System.nanoTime(), 0};
+                try {
+                    CommitPromise p = client.runTransaction(tx -> {
+                        tx.put(k.getBytes(StandardCharsets.UTF_8), v.getBytes(StandardCharsets.UTF_8));
+                        return null;
+                    }).promise();
+                    acked.put(k, v);
+                    promises.add(p);
+                    attempt[1] = 1;
+                    if (ackTimes != null) {
+                        ackTimes.add(new long[] {attempt[0], System.nanoTime()});
+                    }
+                } catch (GlassLedgerException e) {
+                    // Refused or of unknown outcome: may be there or not. A replica that is no leader refuses at
+                    // once; the next attempt waits a little rather than spin.
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+                } finally {
+                    if (attempts != null) {
+                        attempts.add(attempt);  // published once ended
+                    }
+                }
+            }
+        }, "writer-" + prefix);
+        th.setDaemon(true);
+        th.start();
+        return th;
+    }
+
+    private static String link(int from, int to) {
+        return "r" + from + "-to-r" + to;
+    }
+
+    private static String ownAddress(int replica) {
+        return "127.0.0." + (2 + replica);
+    }
+
+    private static void setEnabled(String proxy, boolean enabled) throws IOException {
+        HttpResponse<String> r = toxiproxy("POST", "/proxies/" + proxy, "{\"enabled\":" + enabled + "}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    }
+
+    private static HttpResponse<String> toxiproxy(String method, String path, String json) throws IOException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(toxiproxyApi.resolve(path)).timeout(Duration.ofSeconds(5));
+        b = json == null ? b.method(method, HttpRequest.BodyPublishers.noBody())
+                : b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(json));
+        try {
+            return PLAIN.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
+    /** Toxiproxy's server, installed from the Go module proxy on first use. */
+    private static String install(Path root) throws Exception {
+        Process p = new ProcessBuilder("bash", root.resolve("tools/toxiproxy/install").toString())
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertThat(p.waitFor(300, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as("tools/toxiproxy/install").isZero();
+        return out;
+    }
+}
