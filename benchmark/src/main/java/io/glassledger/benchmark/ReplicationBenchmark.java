@@ -283,6 +283,7 @@ public final class ReplicationBenchmark {
         Thread.sleep((long) (o.warmupSeconds() * 1000));
         load.measuring = true;  // every promise from here on is checked
         long t0 = System.nanoTime();
+        Thread lag = lagLogger(group, http, group.servers[0].apiKey("admin"), t0, o.endAt());
         List<long[]> samples = new ArrayList<>();  // (nanos since t0, commits so far)
         long c0 = load.committed.get();
         boolean killed = false;
@@ -319,6 +320,7 @@ public final class ReplicationBenchmark {
             Thread.sleep(50);
         }
         int failed = stop(load);
+        lag.interrupt();
         if (restarter != null) {
             restarter.join(180_000);
         }
@@ -460,6 +462,49 @@ public final class ReplicationBenchmark {
             t.start();
         }
         return load;
+    }
+
+    /**
+     * Logs, once a second through the timeline, each replica's head block, writes not yet persisted and queue depth
+     * (its Prometheus gauges): where a replica lags, and how far the new leader is behind when it takes over.
+     */
+    private static Thread lagLogger(Group group, HttpClient http, String adminKey, long t0, double endAt) {
+        java.util.regex.Pattern gauge = java.util.regex.Pattern.compile(
+                "(?m)^glassledger_(head_block|unpersisted_writes|queue_depth)\\{[^}]*\\} ([0-9.E+-]+)$");
+        Thread t = new Thread(() -> {
+            for (int second = 0; second <= endAt + 5 && !Thread.currentThread().isInterrupted(); second++) {
+                StringBuilder line = new StringBuilder();
+                for (int r = 0; r < group.urls.size(); r++) {
+                    String text;
+                    try {
+                        HttpResponse<String> resp = http.send(HttpRequest.newBuilder(URI.create(group.urls.get(r)
+                                + "/actuator/prometheus")).header("Authorization", "Bearer " + adminKey)
+                                .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
+                        java.util.regex.Matcher m = gauge.matcher(resp.body());
+                        java.util.Map<String, Long> g = new java.util.TreeMap<>();
+                        while (m.find()) {
+                            g.put(m.group(1), (long) Double.parseDouble(m.group(2)));
+                        }
+                        text = "head " + g.get("head_block") + " unpersisted " + g.get("unpersisted_writes")
+                                + " queued " + g.get("queue_depth");
+                    } catch (IOException e) {
+                        text = "down";
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    line.append(String.format("  r%d: %s", r, text));
+                }
+                log("t=%.1f s%s", (System.nanoTime() - t0) / 1e9, line);
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "lag-logger");
+        t.setDaemon(true);
+        t.start();
+        return t;
     }
 
     /** Stops the load: 1 if a client failed, else 0. */

@@ -159,6 +159,28 @@ public final class Dto {
                                    java.util.List<ReplicaDto> replicas) {
     }
 
+    /** One shard of the cluster directory's shard map: its replicas' base URLs. */
+    public record ShardReplicasDto(int shard, java.util.List<String> replicas) {
+    }
+
+    /**
+     * This member's view of the cluster directory: its member id, how many members and voters, its Raft role
+     * ({@code LEADER}, {@code FOLLOWER}, {@code CANDIDATE}, {@code LISTENER}), the leader's member id (null when none
+     * is known) and the last entry applied here.
+     */
+    public record DirectoryDto(String member, int members, int voters, String role, String leader,
+                               long appliedIndex) {
+    }
+
+    /**
+     * The cluster as this member knows it: the shard map's version and, from the cluster directory, each shard's
+     * replicas (empty without a directory: then the configuration's map is the only one) and the directory's state
+     * (null without one).
+     */
+    public record ClusterDto(long mapVersion, int shards, java.util.List<ShardReplicasDto> replicas,
+                             DirectoryDto directory) {
+    }
+
     /** Removes the replica with this peer id from the group. */
     public record RemoveReplicaRequest(String id) {
     }

@@ -74,7 +74,10 @@ public final class OpenApiShapes {
             Map.entry("ClientKeyDto", Set.of()),
             Map.entry("ClientDto", Set.of("role")),
             Map.entry("ApiKeyResponse", Set.of()),
-            Map.entry("ApiKeyDto", Set.of("publicKey")));
+            Map.entry("ApiKeyDto", Set.of("publicKey")),
+            Map.entry("ClusterDto", Set.of("directory")),
+            Map.entry("DirectoryDto", Set.of("leader")),
+            Map.entry("ShardReplicasDto", Set.of()));
 
     /** Nullable properties of request bodies (absent or null mean the same). */
     public static final Map<String, Set<String>> NULLABLE_IN_REQUESTS = Map.of("AuditRequest", Set.of("signedHead"));

@@ -26,6 +26,8 @@ import org.springframework.validation.annotation.Validated;
  * @param limits          request limits (docs/API.md "Limits")
  * @param cluster         the shard map and the peers (docs/ARCHITECTURE.md "Cluster")
  * @param replication     this shard's Raft group (docs/ARCHITECTURE.md "Replication"); none by default
+ * @param directory       the cluster directory's Raft group: identities and the shard map, the same on every member
+ *                        (docs/ARCHITECTURE.md "Cluster directory"); none by default
  */
 @Validated
 @ConfigurationProperties("glassledger")
@@ -38,7 +40,50 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
                                @NotNull @DefaultValue("30s") Duration storeRetryWindow,
                                @Valid @NotNull @DefaultValue Limits limits,
                                @Valid @NotNull @DefaultValue Cluster cluster,
-                               @Valid @NotNull @DefaultValue Replication replication) {
+                               @Valid @NotNull @DefaultValue Replication replication,
+                               @Valid @NotNull @DefaultValue Directory directory) {
+
+    /**
+     * The cluster directory (docs/ARCHITECTURE.md "Cluster directory"): a Raft group of every member of the cluster
+     * whose first {@code voters} members vote and whose others are listeners; its log holds API keys, roles, client
+     * keys and the shard map.
+     *
+     * @param peers  every member's directory Raft address ({@code host:port}), in the same order on every member;
+     *               empty: no directory (identities are this server's own). Needs
+     *               {@code glassledger.cluster.peer-key}, which seals its entries
+     * @param member this member's position in {@code peers}
+     * @param voters how many of the first {@code peers} vote, an odd number (the others follow the log as
+     *               listeners); read at the directory's first start only: afterwards its log holds the membership
+     * @param listen the address this member binds for the directory's Raft when it differs from its {@code peers}
+     *               entry; empty: that entry
+     */
+    public record Directory(@NotNull @DefaultValue("") java.util.List<String> peers,
+                            @Min(0) @DefaultValue("0") int member,
+                            @Min(1) @Max(7) @DefaultValue("3") int voters,
+                            @NotNull @DefaultValue("") String listen) {
+        public Directory {
+            peers = peers.stream().filter(u -> !u.isBlank()).map(String::trim).toList();
+            listen = listen.trim();
+            if (!peers.isEmpty() && member >= peers.size()) {
+                throw new IllegalArgumentException("glassledger.directory.member (" + member + ") is not a position "
+                        + "in glassledger.directory.peers (" + peers.size() + ")");
+            }
+            for (String a : peers) {
+                if (!a.matches("[^:\\s]+:[0-9]{1,5}")) {
+                    throw new IllegalArgumentException("glassledger.directory.peers: host:port, not " + a);
+                }
+            }
+        }
+
+        public boolean enabled() {
+            return !peers.isEmpty();
+        }
+
+        /** The address this member binds for the directory's Raft. */
+        public String bindAddress() {
+            return listen.isEmpty() ? peers.get(member) : listen;
+        }
+    }
 
     /**
      * A shard replicated by a Raft group on Apache Ratis (docs/ARCHITECTURE.md "Replication").

@@ -12,6 +12,9 @@ import io.glassledger.server.shard.Shard;
 import io.glassledger.server.auth.AuthStore;
 import io.glassledger.server.auth.Principal;
 import io.glassledger.server.auth.Role;
+import io.glassledger.server.directory.Directory;
+import io.glassledger.server.directory.DirectoryEntry;
+import java.util.List;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -29,11 +32,13 @@ class ClientController {
     private final AuthStore auth;
     private final Requests requests;
     private final Shard shard;
+    private final Directory directory;
 
-    ClientController(AuthStore auth, Requests requests, Shard shard) {
+    ClientController(AuthStore auth, Requests requests, Shard shard, Directory directory) {
         this.auth = auth;
         this.requests = requests;
         this.shard = shard;
+        this.directory = directory;
     }
 
     /** GlassDB's Init(pk): binds the caller's identity to its Ed25519 public key, once. */
@@ -49,6 +54,19 @@ class ClientController {
             throw ApiException.malformed(e.getMessage());
         }
         Dto.ClientDto dto = new Dto.ClientDto(p.clientId(), p.role().wire(), pk.hex());
+        if (directory.enabled()) {
+            // The cluster directory's log: every member of every shard learns the key.
+            if (auth.clientKey(p.clientId()).filter(pk::equals).isPresent()) {
+                return Mono.just(ResponseEntity.ok(dto));
+            }
+            return Mono.fromFuture(directory.submit(List.of(new DirectoryEntry.ClientKey(p.clientId(), pk))))
+                    .map(o -> {
+                        if (!o.applied()) {
+                            throw AuthStore.refusal(o.answer(), p.clientId());
+                        }
+                        return ResponseEntity.status(HttpStatus.CREATED).body(dto);
+                    });
+        }
         if (shard.replicas().isEmpty()) {
             boolean created = auth.register(p.clientId(), pk);
             return Mono.just(ResponseEntity.status(created ? HttpStatus.CREATED : HttpStatus.OK).body(dto));
@@ -98,14 +116,32 @@ class ClientController {
 
     @Allow({Role.ADMIN})
     @PostMapping("/admin/api-keys")
-    ResponseEntity<Dto.ApiKeyResponse> newKey(@RequestBody(required = false) Dto.ApiKeyRequest body) {
+    Mono<ResponseEntity<Dto.ApiKeyResponse>> newKey(@RequestBody(required = false) Dto.ApiKeyRequest body) {
         Dto.ApiKeyRequest req = requests.body(body);
         if (req.role() == null) {
             throw ApiException.malformed("role: missing");
         }
         Role role = Role.parse(req.role());
-        String key = auth.newKey(req.clientId(), role);
-        return ResponseEntity.status(HttpStatus.CREATED).body(new Dto.ApiKeyResponse(req.clientId(), role.wire(), key,
+        if (!directory.enabled()) {
+            String key = auth.newKey(req.clientId(), role);
+            return Mono.just(created(req.clientId(), role, key));
+        }
+        if (req.clientId() == null || !req.clientId().matches("[A-Za-z0-9._-]{1,64}")) {
+            throw new IllegalArgumentException("clientId must be 1-64 of A-Z a-z 0-9 . _ -");
+        }
+        // Made here, valid everywhere once the directory's log holds its hash (never the key).
+        AuthStore.NewKey k = AuthStore.generateKey();
+        return Mono.fromFuture(directory.submit(List.of(new DirectoryEntry.ApiKey(k.hashHex(), req.clientId(),
+                role.wire())))).map(o -> {
+                    if (!o.applied()) {
+                        throw new IllegalArgumentException("the cluster directory refused the key: " + o.answer());
+                    }
+                    return created(req.clientId(), role, k.key());
+                });
+    }
+
+    private static ResponseEntity<Dto.ApiKeyResponse> created(String clientId, Role role, String key) {
+        return ResponseEntity.status(HttpStatus.CREATED).body(new Dto.ApiKeyResponse(clientId, role.wire(), key,
                 AuthStore.keyId(key)));
     }
 
@@ -120,12 +156,25 @@ class ClientController {
     /** Revokes one API key; the identity's registered Ed25519 key stays (docs/API.md, Client keys). */
     @Allow({Role.ADMIN})
     @PostMapping("/admin/api-keys/revoke")
-    Dto.ApiKeyDto revoke(@RequestBody(required = false) Dto.RevokeKeyRequest body) {
+    Mono<Dto.ApiKeyDto> revoke(@RequestBody(required = false) Dto.RevokeKeyRequest body) {
         Dto.RevokeKeyRequest req = requests.body(body);
         if (req.keyId() == null || !req.keyId().matches("[0-9a-f]{16}")) {
             throw ApiException.malformed("keyId: 16 lowercase hex digits, as GET /v1/admin/api-keys lists them");
         }
-        AuthStore.ApiKeyInfo k = auth.revoke(req.keyId());
+        if (!directory.enabled()) {
+            return Mono.just(dto(auth.revoke(req.keyId())));
+        }
+        AuthStore.ApiKeyInfo k = auth.apiKeys().stream().filter(i -> i.keyId().equals(req.keyId())).findFirst()
+                .orElseThrow(() -> AuthStore.revokeRefusal("unknown_api_key", req.keyId()));
+        return Mono.fromFuture(directory.submit(List.of(new DirectoryEntry.Revoke(req.keyId())))).map(o -> {
+            if (!o.applied()) {
+                throw AuthStore.revokeRefusal(o.answer(), req.keyId());
+            }
+            return dto(k);
+        });
+    }
+
+    private Dto.ApiKeyDto dto(AuthStore.ApiKeyInfo k) {
         return new Dto.ApiKeyDto(k.keyId(), k.clientId(), k.role().wire(),
                 auth.clientKey(k.clientId()).map(Bytes::hex).orElse(null));
     }

@@ -20,8 +20,12 @@ class InfoController {
     private final io.glassledger.core.shard.ShardMap map;
     private final long persistIntervalMillis;
 
-    InfoController(Shard shard, Requests requests, io.glassledger.server.LedgerProperties props) {
+    private final io.glassledger.server.directory.Directory directory;
+
+    InfoController(Shard shard, Requests requests, io.glassledger.server.LedgerProperties props,
+                   io.glassledger.server.directory.Directory directory) {
         this.shard = shard;
+        this.directory = directory;
         this.requests = requests;
         this.map = props.cluster().map();
         this.persistIntervalMillis = props.persistInterval().toMillis();
@@ -35,6 +39,21 @@ class InfoController {
                 System.currentTimeMillis(), l.maxKeyBytes(), l.maxValueBytes(), l.maxTransactionBytes(),
                 l.maxKeysPerRequest(), map.shards(), map.version(), persistIntervalMillis, l.maxResponseBytes(),
                 l.maxProofItems());
+    }
+
+    /** The shard map and the cluster directory as this member knows them (docs/API.md "Cluster"). */
+    @Allow({Role.CLIENT, Role.AUDITOR, Role.ADMIN, Role.PEER})
+    @GetMapping("/cluster")
+    Dto.ClusterDto cluster() {
+        java.util.List<Dto.ShardReplicasDto> shards = directory.shardMap().entrySet().stream()
+                .map(e -> new Dto.ShardReplicasDto(e.getKey(), e.getValue())).toList();
+        Dto.DirectoryDto d = null;
+        if (directory.enabled()) {
+            java.util.Map<String, Object> m = directory.describe();
+            d = new Dto.DirectoryDto((String) m.get("member"), (Integer) m.get("members"), (Integer) m.get("voters"),
+                    (String) m.get("role"), (String) m.get("leader"), (Long) m.get("appliedIndex"));
+        }
+        return new Dto.ClusterDto(map.version(), map.shards(), shards, d);
     }
 
     /** The latest persisted digest, signed; with {@code block}, the signed head of that persisted block. */

@@ -70,6 +70,11 @@ public final class Problems {
                 || t instanceof java.util.concurrent.RejectedExecutionException) {
             return new ApiException("unavailable", HttpStatus.SERVICE_UNAVAILABLE, "the shard is shutting down", true);
         }
+        if (t instanceof io.glassledger.server.directory.Directory.Unavailable d) {
+            return new ApiException("unavailable", HttpStatus.SERVICE_UNAVAILABLE, d.getMessage()
+                    + " (a majority of the directory's voters must be up; the change may yet apply: list the keys "
+                    + "before trying again)", true);
+        }
         if (t instanceof AuthStore.UnknownApiKeyException k) {
             return new ApiException("unknown_api_key", HttpStatus.NOT_FOUND, k.getMessage());
         }

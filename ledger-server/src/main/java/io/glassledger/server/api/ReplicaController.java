@@ -32,10 +32,28 @@ class ReplicaController {
 
     private final Shard shard;
     private final Requests requests;
+    private final io.glassledger.server.directory.Directory directory;
 
-    ReplicaController(Shard shard, Requests requests) {
+    ReplicaController(Shard shard, Requests requests, io.glassledger.server.directory.Directory directory) {
         this.shard = shard;
         this.requests = requests;
+        this.directory = directory;
+    }
+
+    /**
+     * Changes the group to {@code peers}, then the shard map in the cluster directory (so that peers and the auditor
+     * find the new replica set), then answers the group as it now is. A directory that does not take the map change
+     * leaves the group changed and says so in the log: the next membership change writes the map again.
+     */
+    private Mono<Dto.ReplicasResponse> change(ReplicaGroup g, List<RaftPeer> peers) {
+        return Mono.fromFuture(g.reconfigure(peers)).then(Mono.defer(() -> {
+            if (!directory.enabled()) {
+                return Mono.empty();
+            }
+            List<String> urls = peers.stream().map(RaftPeer::getClientAddress).toList();
+            return Mono.fromFuture(directory.submit(List.of(new io.glassledger.server.directory.DirectoryEntry
+                    .ShardReplicas(shard.number(), urls)))).then();
+        })).then(Mono.fromCallable(this::list));
     }
 
     private ReplicaGroup group() {
@@ -94,7 +112,7 @@ class ReplicaController {
             throw new ApiException("replica_exists", HttpStatus.CONFLICT, "the group already has replica " + req.id());
         }
         peers.add(ReplicaGroup.peer(req.id(), req.raft(), url.toString()));
-        return Mono.fromFuture(g.reconfigure(peers)).then(Mono.fromCallable(this::list));
+        return change(g, peers);
     }
 
     /** Removes a replica (the leader included: it steps down once the change is committed). */
@@ -113,7 +131,7 @@ class ReplicaController {
         if (peers.isEmpty()) {
             throw new ApiException("last_replica", HttpStatus.CONFLICT, "a group keeps at least one replica");
         }
-        return Mono.fromFuture(g.reconfigure(peers)).then(Mono.fromCallable(this::list));
+        return change(g, peers);
     }
 
     private ReplicaGroup leaderGroup() {

@@ -47,7 +47,8 @@ public class AuthStore {
     private static final List<String[]> FIRST_START = List.of(new String[] {"admin", "admin"},
             new String[] {"default", "client"}, new String[] {"auditor", "auditor"});
 
-    record KeyEntry(String clientId, String role) {
+    /** An API key's identity and role, by the key's SHA-256. */
+    public record KeyEntry(String clientId, String role) {
     }
 
     private final ObjectMapper json = new ObjectMapper();
@@ -58,6 +59,8 @@ public class AuthStore {
     /** Public key (hex) to the one identity it is registered for. */
     private final Map<String, String> owners = new ConcurrentHashMap<>();
     private final byte[] peerKeyHash;
+    /** Set once the cluster directory holds the keys: it persists them, and this store writes no file of its own. */
+    private volatile boolean directoryHeld;
 
     public AuthStore(LedgerProperties props) {
         String peer = props.cluster().peerKey();
@@ -322,6 +325,94 @@ public class AuthStore {
         }
     }
 
+    /**
+     * From now on the cluster directory (server.directory) holds the keys: every change comes from its log, and it
+     * persists them; this store only serves them.
+     */
+    public void heldByDirectory() {
+        directoryHeld = true;
+    }
+
+    /** Replaces every API key and client key (the directory's state, at start or when seeded). */
+    public synchronized void replaceAll(Map<String, KeyEntry> apiKeys, Map<String, String> clientKeys) {
+        Map<String, String> before = new java.util.TreeMap<>(clients);
+        keys.clear();
+        keys.putAll(apiKeys);
+        clients.clear();
+        clients.putAll(clientKeys);
+        owners.clear();
+        clients.forEach((id, hex) -> owners.put(hex.toLowerCase(java.util.Locale.ROOT), id));
+        if (!before.isEmpty() && !before.equals(new java.util.TreeMap<>(clients))) {
+            LOG.info("client keys replaced by the cluster directory's ({} before, {} now)", before.size(),
+                    clients.size());
+        }
+    }
+
+    /** Every API key entry, by the key's SHA-256 (hex). */
+    public synchronized Map<String, KeyEntry> keyEntries() {
+        return new java.util.TreeMap<>(keys);
+    }
+
+    /** Every registered client key (hex), by identity. */
+    public synchronized Map<String, String> clientEntries() {
+        return new java.util.TreeMap<>(clients);
+    }
+
+    /** The SHA-256 (hex) an API key is kept by. */
+    public static String keyHash(String apiKey) {
+        return hash(apiKey);
+    }
+
+    /** A new API key as a generated secret and the entry it is kept by. */
+    public record NewKey(String key, String hashHex) {
+    }
+
+    /** Generates an API key (not yet valid: the directory's entry makes it so). */
+    public static NewKey generateKey() {
+        String key = randomKey();
+        return new NewKey(key, hash(key));
+    }
+
+    /**
+     * The directory's API key change, applied on every member: null if applied, else {@code malformed}.
+     */
+    public synchronized String applyApiKey(String hashHex, String clientId, String role) {
+        if (clientId == null || !clientId.matches("[A-Za-z0-9._-]{1,64}") || !hashHex.matches("[0-9a-f]{64}")) {
+            return "malformed";
+        }
+        try {
+            keys.put(hashHex, new KeyEntry(clientId, Role.parse(role).wire()));
+        } catch (IllegalArgumentException e) {
+            return "malformed";
+        }
+        write(keysFile, new LinkedHashMap<>(keys));
+        return null;
+    }
+
+    /**
+     * The directory's revocation, applied on every member ({@link #revoke} with the same rules): null if revoked,
+     * else {@code unknown_api_key} or {@code last_admin_key}.
+     */
+    public synchronized String applyRevoke(String keyId) {
+        try {
+            revoke(keyId);
+            return null;
+        } catch (UnknownApiKeyException e) {
+            return "unknown_api_key";
+        } catch (LastAdminKeyException e) {
+            return "last_admin_key";
+        }
+    }
+
+    /** The refusal an {@link #applyRevoke} or {@link #applyApiKey} answer stands for. */
+    public static RuntimeException revokeRefusal(String answer, String keyId) {
+        return switch (answer) {
+            case "last_admin_key" -> new LastAdminKeyException();
+            case "unknown_api_key" -> new UnknownApiKeyException(keyId);
+            default -> new IllegalArgumentException("the directory refused the change: " + answer);
+        };
+    }
+
     /** The identity already has another key: keys are not replaced silently. */
     public static final class KeyRegisteredException extends RuntimeException {
         KeyRegisteredException(String clientId) {
@@ -350,6 +441,9 @@ public class AuthStore {
     }
 
     private void write(Path p, Object value) {
+        if (directoryHeld) {
+            return;  // the directory's state file holds it, with the entry it was applied at
+        }
         try {
             PrivateFiles.write(p, json.writerWithDefaultPrettyPrinter().writeValueAsString(value));
         } catch (IOException e) {

@@ -35,8 +35,12 @@ public class PeerLink {
     /** Per shard, the replica that last answered (its leader, for a replicated shard). */
     private final java.util.Map<Integer, Integer> lastGood = new java.util.concurrent.ConcurrentHashMap<>();
 
-    public PeerLink(LedgerProperties props, ObjectMapper json, Environment env) {
+    private final io.glassledger.server.directory.Directory directory;
+
+    public PeerLink(LedgerProperties props, ObjectMapper json, Environment env,
+                    io.glassledger.server.directory.Directory directory) {
         this.cluster = props.cluster();
+        this.directory = directory;
         this.json = json;
         String pin = !cluster.peerPin().isBlank() ? cluster.peerPin() : env.getProperty("glassledger.tls.fingerprint");
         HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
@@ -72,7 +76,9 @@ public class PeerLink {
             return CompletableFuture.failedFuture(new Unreachable("no glassledger.cluster.peers / peer-key to reach "
                     + "shard " + n, null));
         }
-        List<URI> replicas = cluster.peer(n);
+        // The cluster directory's shard map when there is one (it follows replicas added and removed), else the
+        // configured one.
+        List<URI> replicas = directory.replicasOf(n).orElseGet(() -> cluster.peer(n));
         int first = Math.floorMod(lastGood.getOrDefault(n, 0), replicas.size());
         return attempt(n, replicas, first, 0, method, path, null);
     }

@@ -60,6 +60,7 @@ import org.junit.jupiter.api.Test;
  *   <li>every promise acknowledged verifies.</li>
  * </ul>
  */
+@org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
 class ClusterIT {
     /**
      * Replicas per shard: 1 (3 unreplicated shards, shards killed) or, with {@code -Dglassledger.it.replicas=3} (the
@@ -136,6 +137,7 @@ class ClusterIT {
     }
 
     @Test
+    @org.junit.jupiter.api.Order(1)
     void bankTransfersSurviveKilledClientsAndShards() throws Exception {
         ClientConfig cfg = ClientConfig.builder().clusterFile(dir.resolve("cluster.properties")).apiKey(apiKey)
                 .signingKey(SigningKey.generate()).stateFile(dir.resolve("client-state.json"))
@@ -261,6 +263,76 @@ class ClusterIT {
         final AtomicInteger readsCommitted = new AtomicInteger();
         final AtomicInteger rywChecked = new AtomicInteger();
         final List<String> rywMissed = new CopyOnWriteArrayList<>();
+    }
+
+    /**
+     * One identity everywhere (issue 20): after the bank test's kills and restarts, an API key made at the last
+     * member works at every member of every shard, a client key registered with it at shard 0 is known everywhere,
+     * every member serves the same shard map from the cluster directory, and revoking the key at another member
+     * locks it out everywhere.
+     */
+    @Test
+    @org.junit.jupiter.api.Order(2)
+    void apiKeysAndClientKeysMadeOnceWorkAtEveryMember() throws Exception {
+        List<URI> members = new ArrayList<>();
+        for (int s = 0; s < SHARDS; s++) {
+            members.addAll(urls(s));
+        }
+        URI maker = members.get(members.size() - 1);
+        HttpResponse<byte[]> made = call(maker, "POST", "/v1/admin/api-keys", adminKey,
+                "{\"clientId\":\"directory-it\",\"role\":\"client\"}");
+        assertThat(made.statusCode()).as(new String(made.body(), StandardCharsets.UTF_8)).isEqualTo(201);
+        Dto.ApiKeyResponse key = JSON.readValue(made.body(), Dto.ApiKeyResponse.class);
+        // The member that made it answers only once it applied the key itself: it works there at once.
+        assertThat(call(maker, "GET", "/v1/info", key.apiKey(), null).statusCode()).isEqualTo(200);
+        for (URI u : members) {
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> call(u, "GET", "/v1/info", key.apiKey(), null).statusCode() == 200);
+        }
+        SigningKey signer = SigningKey.generate();
+        URI shard0 = REPLICAS == 1 ? urls(0).get(0) : urls(0).get(leader(0));
+        HttpResponse<byte[]> reg = call(shard0, "POST", "/v1/clients/key", key.apiKey(),
+                "{\"publicKey\":\"" + signer.publicKey().hex() + "\"}");
+        assertThat(reg.statusCode()).as(new String(reg.body(), StandardCharsets.UTF_8)).isEqualTo(201);
+        String expectedMap = null;
+        for (URI u : members) {
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                HttpResponse<byte[]> r = call(u, "GET", "/v1/clients/directory-it", key.apiKey(), null);
+                return r.statusCode() == 200 && new String(r.body(), StandardCharsets.UTF_8)
+                        .contains(signer.publicKey().hex());
+            });
+            Dto.ClusterDto c = JSON.readValue(call(u, "GET", "/v1/cluster", key.apiKey(), null).body(),
+                    Dto.ClusterDto.class);
+            assertThat(c.directory()).as(u.toString()).isNotNull();
+            assertThat(c.replicas()).as(u.toString()).hasSize(SHARDS);
+            String map = JSON.writeValueAsString(c.replicas());
+            expectedMap = expectedMap == null ? map : expectedMap;
+            assertThat(map).as("the shard map at %s", u).isEqualTo(expectedMap);
+        }
+        for (int s = 0; s < SHARDS; s++) {
+            List<String> want = urls(s).stream().map(URI::toString).toList();
+            assertThat(expectedMap).as("shard %d's replicas", s).contains(JSON.writeValueAsString(want));
+        }
+        // Revoked at another member: locked out everywhere.
+        HttpResponse<byte[]> revoked = call(members.get(0), "POST", "/v1/admin/api-keys/revoke", adminKey,
+                "{\"keyId\":\"" + key.keyId() + "\"}");
+        assertThat(revoked.statusCode()).as(new String(revoked.body(), StandardCharsets.UTF_8)).isEqualTo(200);
+        for (URI u : members) {
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> call(u, "GET", "/v1/info", key.apiKey(), null).statusCode() == 401);
+        }
+    }
+
+    private static HttpResponse<byte[]> call(URI base, String method, String path, String key, String json)
+            throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + key);
+        if (json != null) {
+            b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(json));
+        } else {
+            b.method(method, HttpRequest.BodyPublishers.noBody());
+        }
+        return http().send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
     }
 
     private static void transfers(GlassLedgerClient client, Outcomes out, long seed) {
@@ -535,9 +607,9 @@ class ClusterIT {
         for (int attempt = 0; attempt < 50; attempt++) {
             int base = 20_000 + new SplittableRandom().nextInt(20_000);
             boolean free = true;
-            // A replicated cluster's Raft ports are 1000 above its HTTPS ports.
-            for (int i = 0; i < n * (REPLICAS > 1 ? 2 : 1) && free; i++) {
-                int p = i < n ? base + i : base + 1000 + i - n;
+            // A replicated cluster's Raft ports are 1000 above its HTTPS ports, the directory's 2000 above.
+            for (int i = 0; i < n * 3 && free; i++) {
+                int p = base + 1000 * (i / n) + i % n;
                 try (ServerSocket s = new ServerSocket(p, 1, java.net.InetAddress.getLoopbackAddress())) {
                     s.setReuseAddress(true);
                 } catch (IOException e) {

@@ -202,13 +202,13 @@ final class LauncherShard implements AutoCloseable {
         assertThat(p.exitValue()).as(output).isZero();
     }
 
-    /** A port P with P..P+2 (HTTPS) and P+1000..P+1002 (Raft) free. */
+    /** A port P with P..P+2 (HTTPS), P+1000..P+1002 (Raft) and P+2000..P+2002 (the directory's Raft) free. */
     private static int freePorts() {
         for (int attempt = 0; attempt < 50; attempt++) {
             int base = 20_000 + new SplittableRandom().nextInt(20_000);
             boolean free = true;
             for (int i = 0; i < REPLICAS && free; i++) {
-                free = free(base + i) && free(base + 1000 + i);
+                free = free(base + i) && free(base + 1000 + i) && free(base + 2000 + i);
             }
             if (free) {
                 return base;
