@@ -44,7 +44,7 @@ public final class ReplicationBenchmark {
     private static final String BENCH = "replication";
 
     record Options(int keys, int clients, int rounds, double windowSeconds, double warmupSeconds, double killAt,
-                   double restartAt, double endAt, Path dir, Path chart, boolean quick) {
+                   double restartAt, double endAt, Path dir, Path chart, boolean quick, boolean killFollower) {
         static Options parse(String[] args) {
             boolean quick = List.of(args).contains("--quick");
             // --quick, the CI smoke: small enough to add about a minute and a half to the CI run
@@ -58,6 +58,7 @@ public final class ReplicationBenchmark {
             double end = quick ? 12 : 100;
             Path dir = Path.of(System.getProperty("glassledger.bench.dir", "benchmark/work/replication"));
             Path chart = null;
+            boolean killFollower = false;
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--quick" -> {
@@ -68,20 +69,29 @@ public final class ReplicationBenchmark {
                     case "--window" -> window = Args.decimal(args[i], Args.value(args, ++i), 1, 600);
                     case "--dir" -> dir = Path.of(Args.value(args, ++i));
                     case "--chart" -> chart = Path.of(Args.value(args, ++i));
+                    case "--kill" -> {
+                        String which = Args.value(args, ++i);
+                        if (!which.equals("leader") && !which.equals("follower")) {
+                            throw new IllegalArgumentException("--kill leader|follower, not " + which);
+                        }
+                        killFollower = which.equals("follower");
+                    }
                     case "-h", "--help" -> {
                         System.err.println("""
-                                usage: benchmark/run replication [--quick] [--keys N] [--clients C] [--rounds R] [--window S]
+                                usage: benchmark/run replication [--quick] [--keys N] [--clients C] [--rounds R] [--window S] [--kill leader|follower]
                                   workload X against a Raft group of 3 replicas and a single server on loopback:
                                   the replication overhead (alternating windows of S seconds, R rounds; default
                                   2 x 15 s), then GlassDB's Figure 9: throughput per second with the leader killed
-                                  at 40 s and restarted at 60 s, to 100 s (--quick: 5, 8, 12 s), and its chart""");
+                                  at 40 s and restarted at 60 s, to 100 s (--quick: 5, 8, 12 s), and its chart;
+                                  --kill follower kills a follower instead (a diagnostic: recovery_seconds then
+                                  says whether two replicas keep the rate of three)""");
                         System.exit(0);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + args[i]);
                 }
             }
             return new Options(keys, clients, rounds, window, warmup, kill, restart, end,
-                    dir.toAbsolutePath().normalize(), chart, quick);
+                    dir.toAbsolutePath().normalize(), chart, quick, killFollower);
         }
     }
 
@@ -296,10 +306,14 @@ public final class ReplicationBenchmark {
             samples.add(new long[] {System.nanoTime() - t0, load.committed.get() - c0});
             if (!killed && t >= o.killAt()) {
                 leader = leader(http, key, group.urls, Duration.ofSeconds(10));
+                if (o.killFollower()) {
+                    leader = (leader + 1) % group.urls.size();  // the replica killed and restarted: a follower
+                }
                 group.kill(leader);
                 killedAt = (System.nanoTime() - t0) / 1e9;
                 killed = true;
-                log("killed the leader, replica %d, at %.2f s", leader, killedAt);
+                log("killed the %s, replica %d, at %.2f s", o.killFollower() ? "follower" : "leader", leader,
+                        killedAt);
             } else if (killed && !restarted && t >= o.restartAt()) {
                 // In the background: the timeline goes on being sampled while the JVM starts.
                 int r = leader;
@@ -343,7 +357,8 @@ public final class ReplicationBenchmark {
             }
         }
         JsonLine.of(BENCH, "recovery_seconds", recovery, "s").with("pre_kill_tx_per_s", preKill)
-                .with("killed_at_s", killedAt).with("leader", leader).printTo(OUT);
+                .with("killed_at_s", killedAt).with("killed", o.killFollower() ? "follower" : "leader")
+                .with("replica", leader).printTo(OUT);
         // Acknowledged commits lost: promises that did not verify against the group's ledger.
         long lost = unverified(load);
         long verified = load.promises.size() - lost;
@@ -353,7 +368,7 @@ public final class ReplicationBenchmark {
         log("pre-kill %.0f tx/s; back at 90%% %.1f s after the kill; %d acknowledged commits verified, %d lost; "
                 + "%d blocks differ between replicas", preKill, recovery, verified, lost, differing);
         if (o.chart() != null) {
-            chart(perSecond, killedAt, o.restartAt(), o.chart());
+            chart(perSecond, killedAt, o.restartAt(), o.chart(), o.killFollower() ? "a follower" : "the leader");
             log("chart: %s", o.chart());
         }
         return failed == 0 && lost == 0 && differing == 0 ? 0 : 1;
@@ -546,10 +561,11 @@ public final class ReplicationBenchmark {
         return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
     }
 
-    private static void chart(double[] perSecond, double killedAt, double restartAt, Path png) throws IOException {
+    private static void chart(double[] perSecond, double killedAt, double restartAt, Path png, String killed)
+            throws IOException {
         System.setProperty("java.awt.headless", "true");
         XYChart chart = new XYChartBuilder().width(900).height(450)
-                .title("Workload X, one shard of 3 replicas: leader killed at " + Math.round(killedAt)
+                .title("Workload X, one shard of 3 replicas: " + killed + " killed at " + Math.round(killedAt)
                         + " s, restarted at " + Math.round(restartAt) + " s").xAxisTitle("time (s)")
                 .yAxisTitle("committed transactions per second").build();
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);

@@ -42,7 +42,8 @@ public final class AdminClient implements AutoCloseable {
     }
 
     /**
-     * Adds a replica (already started with the group and itself as its peers) to the group, at its leader.
+     * Adds a replica (already started with the group and itself as its peers, and
+     * {@code glassledger.replication.join=true}) to the group, at its leader.
      *
      * @param id      its peer id, {@code r<n>}
      * @param raft    its Raft address, {@code host:port}

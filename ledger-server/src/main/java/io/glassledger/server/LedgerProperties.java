@@ -101,6 +101,9 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
      * @param logSegmentSize size of a Raft log segment: the log is purged by whole segments
      * @param snapshotMinInterval the least time between two snapshots, whatever {@code snapshotEvery} says: a replica
      *                       fetching one has at least twice this before its files are deleted
+     * @param join           this replica is new to a running group: at its first start it waits, without
+     *                       campaigning, for the leader to add it ({@code POST /v1/admin/replicas/add}); a new replica
+     *                       that started as a member would stand for election and be told to shut down
      * @param listen         the address ({@code host:port}) this replica binds for Raft, when it differs from the
      *                       address the others reach it at (its entry in {@code peers}): behind a proxy or a NAT, or
      *                       binding every interface; empty: that entry
@@ -113,6 +116,7 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
                               @Min(16) @DefaultValue("20000") long snapshotEvery,
                               @NotNull @DefaultValue("8MB") org.springframework.util.unit.DataSize logSegmentSize,
                               @NotNull @DefaultValue("30s") Duration snapshotMinInterval,
+                              @DefaultValue("false") boolean join,
                               @NotNull @DefaultValue("") String listen) {
         public Replication {
             listen = listen.trim();

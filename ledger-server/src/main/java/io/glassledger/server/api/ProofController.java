@@ -56,9 +56,10 @@ class ProofController {
                 throw new io.glassledger.core.txn.TxnException(io.glassledger.core.txn.TxnException.Reason.NOT_LEADER,
                         "latest reads go to shard " + shard.number() + "'s leader", e.leaderHint());
             }
-            // The latest state is proven against its own digest (clients refuse an older block: a stale read).
-            return Mono.fromCallable(() -> dto(new ProofResult.Ready(e.proveLatest(keys, proofBudget(lease))), true,
-                    lease)).subscribeOn(shard.reads());
+            // The latest state is proven against its own digest (clients refuse an older block: a stale read), once
+            // a replica has confirmed it leads.
+            return Mono.fromFuture(shard::confirmLeader).then(Mono.fromCallable(() -> dto(new ProofResult.Ready(
+                    e.proveLatest(keys, proofBudget(lease))), true, lease)).subscribeOn(shard.reads()));
         }
         long block = Blocks.persisted(e, req.block());
         return Mono.fromFuture(e.proveWrites(block, keys, Duration.ZERO, proofBudget(lease)))

@@ -58,7 +58,10 @@ class TxController {
         Dto.KeysRequest req = requests.body(body);
         List<Bytes> keys = requests.keys("keys", req.keys());
         ResponseBudget.Lease lease = ResponseBudget.of(exchange);
-        return Mono.fromCallable(() -> {
+        boolean latest = req.block() == null && req.timestamp() == null;
+        // A latest read waits for a replica to confirm it leads (linearizable); a read of a block needs nothing.
+        Mono<Void> gate = latest ? Mono.fromFuture(shard::confirmLeader) : Mono.empty();
+        return gate.then(Mono.fromCallable(() -> {
             TxnEngine e = shard.engine();
             List<Dto.ValueDto> out = new ArrayList<>(keys.size());
             // Each value is charged before it is base64-encoded into the response.
@@ -84,7 +87,7 @@ class TxController {
                         en == null ? 0 : en.version()));
             }
             return new Dto.ValuesResponse(out, block);
-        }).subscribeOn(shard.reads());
+        }).subscribeOn(shard.reads()));
     }
 
     private static void charge(ResponseBudget.Lease lease, Bytes key, long valueBytes) {
@@ -148,7 +151,8 @@ class TxController {
         Bytes id = txId(txId);
         // A committed transaction whose block is still remembered (the replay window) comes with its promise, so
         // that a client whose commit lost its answer (a leader that failed mid-commit) can take it from here.
-        return Mono.fromFuture(shard.engine().statusDetail(id)).map(s -> new Dto.TxStateDto(id.hex(),
+        return Mono.fromFuture(shard::confirmLeader).then(Mono.defer(() -> Mono.fromFuture(shard.engine()
+                .statusDetail(id)))).map(s -> new Dto.TxStateDto(id.hex(),
                 s.state().name(), s.state() == TxState.COMMITTED && s.block() > 0
                         ? Dtos.promise(new io.glassledger.core.txn.Promise(id, shard.number(), s.block(), s.served()))
                         : null));

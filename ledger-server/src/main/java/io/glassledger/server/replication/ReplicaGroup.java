@@ -54,6 +54,8 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
     private final RaftPeerId self;
     private final Path raftDir;
     private final ClientId clientId = ClientId.randomId();
+    /** The client id of leadership confirmations: not the writer's, whose pending entries a read would wait for. */
+    private final ClientId readerId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private final Consumer<TxnEngine> onEngine;
     private final io.glassledger.server.auth.AuthStore auth;
@@ -111,6 +113,13 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
             RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * min, TimeUnit.MILLISECONDS));
             RaftServerConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(Math.max(3 * min, 3000),
                     TimeUnit.MILLISECONDS));
+            // Latest reads are linearizable (Raft's ReadIndex, section 6.4 of the dissertation): before serving one,
+            // the leader confirms it still leads, from its lease (a majority answered within the last 90 % of the
+            // minimum election timeout, so no other leader can have been elected) or else a heartbeat round.
+            RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+            RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, true);
+            RaftServerConfigKeys.Read.setTimeout(p, TimeDuration.valueOf(Math.max(3 * min, 1500),
+                    TimeUnit.MILLISECONDS));
             RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
             RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, cfg.snapshotEvery());
             // The log is purged behind each snapshot, but never past an entry a replica has yet to acknowledge
@@ -123,7 +132,10 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
             this.sm = m;
             // A replica formats its storage once; every later start recovers it (the log, its term and vote).
             boolean formatted = Files.isDirectory(raftDir.resolve(group.getGroupId().getUuid().toString()));
-            RaftServer s = RaftServer.newBuilder().setServerId(self).setGroup(group).setStateMachine(m)
+            // A replica joining a running group starts with no configuration of its own: it neither campaigns nor
+            // votes until the leader's configuration change reaches it (after that, its log holds the group).
+            RaftGroup initial = cfg.join() && !formatted ? RaftGroup.valueOf(group.getGroupId()) : group;
+            RaftServer s = RaftServer.newBuilder().setServerId(self).setGroup(initial).setStateMachine(m)
                     .setProperties(p).setOption(formatted ? RaftStorage.StartupOption.RECOVER
                             : RaftStorage.StartupOption.FORMAT).build();
             s.start();
@@ -293,6 +305,38 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
             }
             return new Position(term, index);
         });
+    }
+
+    /**
+     * Completes once this replica has confirmed that it leads the group now (its lease, or a heartbeat round to a
+     * majority) and has applied every entry committed before: a latest read served after it is linearizable, even at a
+     * leader cut off from its group that has not noticed yet. Fails with {@link NotCommittedException} (carrying the
+     * leader's URL when known) if it does not lead.
+     */
+    public CompletableFuture<Void> confirmLeadership() {
+        RaftServer s = server;
+        if (s == null) {
+            return CompletableFuture.failedFuture(new NotCommittedException("the replica is restarting", null, null));
+        }
+        RaftClientRequest req = RaftClientRequest.newBuilder().setClientId(readerId).setServerId(self)
+                .setGroupId(group.getGroupId()).setCallId(callIds.incrementAndGet()).setMessage(Message.EMPTY)
+                .setType(RaftClientRequest.readRequestType()).build();
+        try {
+            return s.submitClientRequestAsync(req).handle((reply, err) -> {
+                if (err == null && reply.isSuccess()) {
+                    return null;
+                }
+                Throwable c = err != null ? err : reply.getException();
+                NotLeaderException nle = reply == null ? null : reply.getNotLeaderException();
+                String hint = nle != null && nle.getSuggestedLeader() != null ? urlOf(nle.getSuggestedLeader().getId())
+                        : leaderUrl();
+                throw new java.util.concurrent.CompletionException(new NotCommittedException("this replica could not "
+                        + "confirm that it leads: " + c, hint, c));
+            });
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(new NotCommittedException("cannot ask the group: " + e,
+                    leaderUrl(), e));
+        }
     }
 
     /**

@@ -151,6 +151,15 @@ final class ShardStateMachine extends BaseStateMachine {
         });
     }
 
+    /**
+     * A linearizable read's last step (ReplicaGroup#confirmLeadership): Ratis calls it once leadership is confirmed
+     * and every entry up to the read index is applied. The read itself is served from the engine afterwards.
+     */
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+
     /** Ratis replays entries the journal already holds after a restart: the applied position only moves forward. */
     private synchronized void advanceApplied(long term, long index) {
         TermIndex now = getLastAppliedTermIndex();

@@ -124,6 +124,28 @@ public class Shard {
     }
 
     /** This shard's replica of its Raft group, or empty for a single-replica shard. */
+    /**
+     * Completes when a latest read (or a transaction's status) may be answered here: at once for a single server; at a
+     * replica, once it has confirmed that it leads its group now (ReplicaGroup#confirmLeadership), so that a leader cut
+     * off from its group answers no stale read. Fails with {@code NOT_LEADER} otherwise.
+     */
+    public java.util.concurrent.CompletableFuture<Void> confirmLeader() {
+        if (replicas == null) {
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+        return replicas.confirmLeadership().handle((v, err) -> {
+            if (err == null) {
+                return null;
+            }
+            Throwable c = err instanceof java.util.concurrent.CompletionException && err.getCause() != null
+                    ? err.getCause() : err;
+            String hint = c instanceof io.glassledger.core.txn.ReplicatedLog.NotCommittedException n ? n.leader() : null;
+            throw new java.util.concurrent.CompletionException(new io.glassledger.core.txn.TxnException(
+                    io.glassledger.core.txn.TxnException.Reason.NOT_LEADER, "shard " + number() + ": this replica "
+                    + "could not confirm that it leads (" + c.getMessage() + ")", hint));
+        });
+    }
+
     public java.util.Optional<io.glassledger.server.replication.ReplicaGroup> replicas() {
         return java.util.Optional.ofNullable(replicas);
     }

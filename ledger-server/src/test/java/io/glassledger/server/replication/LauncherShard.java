@@ -81,7 +81,98 @@ final class LauncherShard implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
+        if (extra != null) {
+            extra.destroyForcibly();
+        }
         launcher("stop", "--dir", dir.toString());
+    }
+
+    private Process extra;
+
+    /** The admin API key of the cluster's first start. */
+    String adminKey() throws IOException {
+        for (String line : Files.readAllLines(dir.resolve("credentials.txt"))) {
+            String[] f = line.split("\t");
+            if (f.length == 3 && f[0].equals("admin")) {
+                return f[2];
+            }
+        }
+        throw new IllegalStateException("no admin key in credentials.txt");
+    }
+
+    /** The Raft address of replica {@code r} (a fourth one included). */
+    String raftAddress(int r) {
+        return "127.0.0.1:" + (port + 1000 + r);
+    }
+
+    /** The HTTPS URL of replica {@code r} (a fourth one included). */
+    URI url(int r) {
+        return URI.create("https://127.0.0.1:" + (port + r));
+    }
+
+    /**
+     * Starts a fourth server, replica {@code r3}, the way an operator would before {@code POST
+     * /v1/admin/replicas/add}: an empty data directory with the shard's signing key, the cluster's certificate and
+     * API keys, the group and itself as its Raft peers, and {@code join} (it waits to be added).
+     */
+    void startFourth() throws Exception {
+        Path d = memberDir(REPLICAS);
+        Path first = memberDir(0);
+        Files.createDirectories(d.resolve("tls"));
+        Files.createDirectories(d.resolve("auth"));
+        for (String f : List.of("server.key", "tls/server.p12", "tls/server.p12.password", "auth/api-keys.json")) {
+            Files.copy(first.resolve(f), d.resolve(f));
+        }
+        List<String> rafts = new ArrayList<>();
+        List<String> https = new ArrayList<>();
+        for (int r = 0; r <= REPLICAS; r++) {
+            rafts.add(raftAddress(r));
+            https.add(url(r).toString());
+        }
+        List<String> cmd = new ArrayList<>(List.of("java", "-Xmx384m", "-XX:TieredStopAtLevel=1", "-jar",
+                root.resolve("ledger-server/target/ledger-server-0.1.0-SNAPSHOT-exec.jar").toString(),
+                "--glassledger.data-dir=" + d, "--glassledger.shard=0", "--server.port=" + (port + REPLICAS),
+                "--glassledger.ledger-cache=32MB", "--logging.level.root=WARN",
+                "--logging.level.io.glassledger.server.replication=INFO",
+                "--glassledger.replication.peers=" + String.join(",", rafts),
+                "--glassledger.replication.urls=" + String.join(",", https),
+                "--glassledger.replication.replica=" + REPLICAS, "--glassledger.replication.join=true"));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(d.resolve("console.log").toFile());
+        pb.environment().put("GLASSLEDGER_CLUSTER_PEERKEY", Files.readString(dir.resolve("peer.key")).trim());
+        extra = pb.start();
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250)).ignoreExceptions()
+                .until(() -> get(url(REPLICAS), "/v1/info").statusCode() == 200);
+    }
+
+    void stopFourth() throws InterruptedException {
+        extra.destroyForcibly();
+        extra.waitFor(30, TimeUnit.SECONDS);
+        extra = null;
+    }
+
+    /** POST with the admin key. */
+    HttpResponse<byte[]> postAdmin(URI base, String path, String json) throws IOException {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
+                    .header("Authorization", "Bearer " + adminKey()).timeout(Duration.ofSeconds(60))
+                    .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofByteArray());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
+    /** GET with the admin key. */
+    HttpResponse<byte[]> getAdmin(URI base, String path) throws IOException {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create(base + path))
+                    .header("Authorization", "Bearer " + adminKey()).timeout(Duration.ofSeconds(10)).GET().build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
     }
 
     Path memberDir(int replica) {
@@ -202,12 +293,15 @@ final class LauncherShard implements AutoCloseable {
         assertThat(p.exitValue()).as(output).isZero();
     }
 
-    /** A port P with P..P+2 (HTTPS), P+1000..P+1002 (Raft) and P+2000..P+2002 (the directory's Raft) free. */
+    /**
+     * A port P with P..P+3 (HTTPS), P+1000..P+1003 (Raft) and P+2000..P+2003 (the directory's Raft) free: the
+     * fourth of each for a replica a test adds.
+     */
     private static int freePorts() {
         for (int attempt = 0; attempt < 50; attempt++) {
             int base = 20_000 + new SplittableRandom().nextInt(20_000);
             boolean free = true;
-            for (int i = 0; i < REPLICAS && free; i++) {
+            for (int i = 0; i <= REPLICAS && free; i++) {
                 free = free(base + i) && free(base + 1000 + i) && free(base + 2000 + i);
             }
             if (free) {

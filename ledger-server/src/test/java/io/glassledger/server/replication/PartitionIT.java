@@ -173,6 +173,20 @@ class PartitionIT {
                 long resumed = ackTimes.stream().filter(t -> t[0] > cutAt).mapToLong(t -> t[1]).min().orElseThrow();
                 System.out.printf("PartitionIT: replica %d leads the majority; writes resumed %d ms after the cut%n",
                         newLeader[0], TimeUnit.NANOSECONDS.toMillis(resumed - cutAt));
+                // Linearizable latest reads: once the majority side has acknowledged a write, the old leader must
+                // not answer a latest read (it would be stale: it cannot have that write), whether or not it has
+                // noticed that it lost its group (its lease has lapsed, and it cannot reach a majority to renew it).
+                String probe = "probe-" + SEED;
+                client.runTransaction(tx -> {
+                    tx.put(probe.getBytes(StandardCharsets.UTF_8), "after-the-cut".getBytes(StandardCharsets.UTF_8));
+                    return null;
+                });
+                String probeB64 = java.util.Base64.getEncoder().encodeToString(probe.getBytes(StandardCharsets.UTF_8));
+                for (int i = 0; i < 5; i++) {
+                    HttpResponse<byte[]> r = shard.post(leaderUrl, "/v1/get", "{\"keys\":[\"" + probeB64 + "\"]}");
+                    assertThat(r.statusCode()).as("a latest read at the isolated old leader after the majority "
+                            + "acknowledged a write: %s", new String(r.body(), StandardCharsets.UTF_8)).isNotEqualTo(200);
+                }
                 // The isolated leader steps down: it answers no latest read, as no leader.
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                         .until(() -> !shard.isLeader(leader));

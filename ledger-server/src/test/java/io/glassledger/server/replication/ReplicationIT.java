@@ -165,6 +165,37 @@ class ReplicationIT {
             assertThat(Files.readString(shard.memberDir(wiped).resolve("console.log")))
                     .as("the wiped replica installed the leader's snapshot").contains("installing the leader's snapshot");
 
+            // 4. Membership while the shard serves: a fourth replica is added at the leader, catches up, and is
+            // removed again; commits go on throughout.
+            shard.startFourth();
+            int l4 = shard.awaitLeader();
+            HttpResponse<byte[]> added = shard.postAdmin(shard.urls.get(l4), "/v1/admin/replicas/add",
+                    "{\"id\":\"r3\",\"raft\":\"" + shard.raftAddress(3) + "\",\"url\":\"" + shard.url(3) + "\"}");
+            assertThat(added.statusCode()).as(new String(added.body(), StandardCharsets.UTF_8)).isEqualTo(200);
+            assertThat(new String(added.body(), StandardCharsets.UTF_8)).contains("\"r3\"");
+            long atAdd = acked.size();
+            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).until(() -> {
+                HttpResponse<byte[]> h = shard.get(shard.url(3), "/v1/head");
+                long leaderHead = shard.headBlock(shard.awaitLeader());
+                if (h.statusCode() != 200 || leaderHead <= 0) {
+                    return false;
+                }
+                String b = new String(h.body(), StandardCharsets.UTF_8);
+                int i = b.indexOf("\"block\":");
+                return Long.parseLong(b.substring(i + 8, b.indexOf(',', i))) >= leaderHead - 2;
+            });
+            System.out.printf("ReplicationIT: replica r3 added and caught up; %d commits meanwhile%n",
+                    acked.size() - atAdd);
+            int l5 = shard.awaitLeader();
+            HttpResponse<byte[]> removed = shard.postAdmin(shard.urls.get(l5), "/v1/admin/replicas/remove",
+                    "{\"id\":\"r3\"}");
+            assertThat(removed.statusCode()).as(new String(removed.body(), StandardCharsets.UTF_8)).isEqualTo(200);
+            assertThat(new String(shard.getAdmin(shard.urls.get(shard.awaitLeader()), "/v1/admin/replicas").body(),
+                    StandardCharsets.UTF_8)).doesNotContain("\"r3\"");
+            shard.stopFourth();
+            long atRemove = acked.size();
+            await().atMost(Duration.ofSeconds(30)).until(() -> acked.size() >= atRemove + 50);
+
             stop.set(true);
             for (Thread th : writers) {
                 th.join(60_000);
