@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -132,8 +133,49 @@ class ProofController {
         if (wait < 0 || wait > requests.limits().maxProofWait().toMillis()) {
             throw ApiException.malformed("waitMillis: 0.." + requests.limits().maxProofWait().toMillis());
         }
+        if (shard.replicas().isPresent()) {
+            // A replica of a replicated shard may not have persisted yet a block the group promised or signed (the
+            // client's trusted block, or an item's): a follower lags the leader, and a new leader may not have
+            // persisted what its predecessor signed. It waits for its own persistence, then answers as a single
+            // server would; behind for longer, it says so (retryable), never stale_digest, which would accuse the
+            // shard of a rollback that is only this replica's lag. The SDK then asks elsewhere or later.
+            long needed = req.trustedBlock() == null ? -1 : req.trustedBlock();
+            if (!e.isLeader()) {
+                for (Dto.ProofItem item : req.items()) {
+                    if (item != null) {
+                        needed = Math.max(needed, item.block());
+                    }
+                }
+            }
+            if (needed > e.digest().blockNo()) {
+                long neededBlock = needed;
+                long followerWait = Math.max(wait, REPLICA_MIN_WAIT_MILLIS);
+                return Mono.fromFuture(e.awaitPersisted(needed).orTimeout(followerWait, TimeUnit.MILLISECONDS))
+                        .onErrorMap(java.util.concurrent.TimeoutException.class, x -> replicaBehind(neededBlock,
+                                followerWait))
+                        .then(Mono.defer(() -> answerBatch(req, lease, budget, e, wait)));
+            }
+        }
+        return answerBatch(req, lease, budget, e, wait);
+    }
+
+    /** How long a replica waits for its own persistence of the blocks a proof batch names, at least. */
+    private static final long REPLICA_MIN_WAIT_MILLIS = 1_000;
+
+    private static ApiException replicaBehind(long block, long waitedMillis) {
+        return new ApiException("replica_behind", HttpStatus.SERVICE_UNAVAILABLE, "this replica has not persisted "
+                + "block " + block + (waitedMillis > 0 ? " within " + waitedMillis + " ms" : "") + ": ask again, or "
+                + "ask the shard's leader", true);
+    }
+
+    private Mono<Dto.ProofBatchResponse> answerBatch(Dto.ProofBatchRequest req, ResponseBudget.Lease lease,
+                                                     ByteBudget budget, TxnEngine e, long wait) {
         long head = e.digest().blockNo();
+        boolean replicated = shard.replicas().isPresent();
         if (req.trustedBlock() != null && (req.trustedBlock() < 0 || req.trustedBlock() > head)) {
+            if (replicated && req.trustedBlock() > head) {
+                throw replicaBehind(req.trustedBlock(), 0);  // its persistence is a moment behind its own wait
+            }
             throw new ApiException("stale_digest", HttpStatus.CONFLICT, "trusted block " + req.trustedBlock()
                     + " is beyond this shard's head " + head + ": a digest this server never gave");
         }
@@ -149,6 +191,9 @@ class ProofController {
                 throw ApiException.tooLarge("a batch of more than " + requests.limits().maxKeysPerRequest() + " keys");
             }
             if (item.block() < 0 || item.block() >= e.promisedBound()) {
+                if (replicated && !e.isLeader() && item.block() >= 0) {
+                    throw replicaBehind(item.block(), 0);  // a follower judges no promise it has not applied
+                }
                 throw new ApiException("unknown_block", HttpStatus.NOT_FOUND, "block " + item.block()
                         + " was never promised");
             }
