@@ -10,6 +10,10 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 @ConfigurationPropertiesScan
 public class AuditorApplication {
     public static void main(String[] args) {
+        if (args.length == 1 && args[0].equals("--version")) {
+            System.out.println(io.glassledger.api.Version.line("glassledger-auditor"));
+            return;
+        }
         try {
             SpringApplication.run(AuditorApplication.class, args);
         } catch (RuntimeException e) {

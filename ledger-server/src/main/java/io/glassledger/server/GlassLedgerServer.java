@@ -23,6 +23,10 @@ public class GlassLedgerServer {
     public static final int EXIT_WAL_CORRUPTED = 65;
 
     public static void main(String[] args) {
+        if (args.length == 1 && args[0].equals("--version")) {
+            System.out.println(io.glassledger.api.Version.line("glassledger-server"));
+            return;
+        }
         try {
             SpringApplication.run(GlassLedgerServer.class, args);
         } catch (RuntimeException e) {

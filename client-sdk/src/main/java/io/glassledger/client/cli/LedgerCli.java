@@ -85,6 +85,10 @@ public final class LedgerCli {
 
     /** Runs one command; returns the exit status ({@link Exit}). */
     public static int run(String[] argv, PrintStream out, PrintStream err, InputStream in, Map<String, String> env) {
+        if (argv.length == 1 && argv[0].equals("--version")) {
+            out.println(io.glassledger.api.Version.line("ledger-cli"));
+            return 0;
+        }
         Args args;
         try {
             args = Args.parse(argv);
