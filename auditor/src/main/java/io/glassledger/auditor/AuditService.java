@@ -59,6 +59,9 @@ class AuditService {
                 pin = p.getProperty("pin").trim();
             }
         }
+        if (pin.isBlank() && props.pinCertificate() != null) {
+            pin = io.glassledger.api.SelfSignedCertificate.pemFingerprint(props.pinCertificate().toString());
+        }
         if (urls.isEmpty()) {
             throw new IllegalStateException("no shards to audit: set glassledger.auditor.cluster (a cluster.properties "
                     + "file) or glassledger.auditor.shards and glassledger.auditor.pin");

@@ -15,6 +15,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                     {@code shards} and {@code pin}
  * @param shards       every shard's URL in shard order
  * @param pin          SHA-256 of the shards' TLS certificate
+ * @param pinCertificate instead of {@code pin}: the shards' certificate as a PEM file (e.g. the cluster's mounted
+ *                     Kubernetes TLS secret's {@code tls.crt}); the pin is its first certificate's SHA-256
  * @param apiKey       an API key with role {@code auditor} (or admin) on every shard
  * @param pollInterval how often each shard's head is fetched
  * @param webhook      optional: every violation is POSTed here as JSON
@@ -53,7 +55,8 @@ public record AuditorProperties(@DefaultValue("auditor-data") Path dataDir, Path
                                 @DefaultValue("1s") Duration auditCatchUpInterval,
                                 @DefaultValue("16") int maxConcurrentAudits,
                                 @DefaultValue("100000") int maxClientKeys,
-                                @DefaultValue("3m") Duration replayWindow) {
+                                @DefaultValue("3m") Duration replayWindow,
+                                Path pinCertificate) {
     public AuditorProperties {
         shards = shards.stream().filter(u -> !u.toString().isBlank()).toList();
         peers = peers.stream().filter(u -> !u.toString().isBlank()).toList();

@@ -50,6 +50,23 @@ public final class PinnedTrustManager extends X509ExtendedTrustManager {
         return HexFormat.of().formatHex(sha256(cert.getEncoded()));
     }
 
+    /**
+     * The fingerprint of the first certificate in a PEM file (a server's certificate, e.g. a Kubernetes TLS secret's
+     * {@code tls.crt}, whose first certificate is the server's own and any after it its issuers').
+     *
+     * @throws CertificateException the file holds no certificate
+     */
+    public static String fingerprint(java.nio.file.Path pemFile) throws CertificateException, java.io.IOException {
+        try (java.io.InputStream in = new java.io.BufferedInputStream(java.nio.file.Files.newInputStream(pemFile))) {
+            java.security.cert.Certificate c = java.security.cert.CertificateFactory.getInstance("X.509")
+                    .generateCertificate(in);
+            if (!(c instanceof X509Certificate x)) {
+                throw new CertificateException(pemFile + " holds no X.509 certificate");
+            }
+            return fingerprint(x);
+        }
+    }
+
     private void check(X509Certificate[] chain) throws CertificateException {
         if (chain == null || chain.length == 0) {
             throw new CertificateException("the server sent no certificate");

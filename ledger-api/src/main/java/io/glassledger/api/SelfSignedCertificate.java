@@ -86,6 +86,24 @@ public final class SelfSignedCertificate {
                 fingerprintProperty, ks.fingerprint());
     }
 
+    /**
+     * The pin of a configured PEM certificate ({@code server.ssl.certificate}: a file path, with or without
+     * {@code file:}): the SHA-256 of its first certificate.
+     */
+    public static String pemFingerprint(String location) {
+        if (location.startsWith("classpath:")) {
+            throw new IllegalStateException("a certificate to pin must be a file (its SHA-256 is the pin clients "
+                    + "and peers check), not " + location);
+        }
+        Path file = Path.of(location.startsWith("file:") ? location.substring("file:".length()) : location);
+        try {
+            return PinnedTrustManager.fingerprint(file);
+        } catch (java.io.IOException | java.security.cert.CertificateException e) {
+            throw new IllegalStateException("cannot read a PEM certificate from " + file + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
     public static String fingerprint(X509Certificate cert) throws GeneralSecurityException {
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(cert.getEncoded()));
     }

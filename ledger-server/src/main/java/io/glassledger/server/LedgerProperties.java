@@ -41,7 +41,65 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
                                @Valid @NotNull @DefaultValue Limits limits,
                                @Valid @NotNull @DefaultValue Cluster cluster,
                                @Valid @NotNull @DefaultValue Replication replication,
-                               @Valid @NotNull @DefaultValue Directory directory) {
+                               @Valid @NotNull @DefaultValue Directory directory,
+                               @Valid @NotNull @DefaultValue Auth auth) {
+
+    /**
+     * The API keys of the first-start identities, when configuration gives them (a container's mounted secret, e.g.
+     * the file {@code /etc/glassledger/secrets/glassledger.auth.admin-key} through Spring Boot's config tree), so that
+     * every member of a cluster starts with the same keys and whoever deploys it holds them. Read at the first start
+     * only (the data directory has no API keys yet); afterwards keys change through the admin API. An identity whose
+     * key is not given gets a random one, written to {@code credentials.txt}. Each key is at least 24 characters of
+     * printable ASCII without spaces, and no two are the same.
+     *
+     * @param adminKey   the API key of {@code admin} (role admin) made at the first start, e.g. from a mounted secret file;
+     *                   empty: a random one (in {@code credentials.txt})
+     * @param clientKey  the API key of {@code default} (role client) made at the first start, e.g. from a mounted secret file;
+     *                   empty: a random one (in {@code credentials.txt})
+     * @param auditorKey the API key of {@code auditor} (role auditor) made at the first start, e.g. from a mounted secret file;
+     *                   empty: a random one (in {@code credentials.txt})
+     */
+    public record Auth(@NotNull @DefaultValue("") String adminKey, @NotNull @DefaultValue("") String clientKey,
+                       @NotNull @DefaultValue("") String auditorKey) {
+        public Auth {
+            adminKey = adminKey.strip();
+            clientKey = clientKey.strip();
+            auditorKey = auditorKey.strip();
+            java.util.Set<String> seen = new java.util.HashSet<>();
+            String[][] named = {{"admin-key", adminKey}, {"client-key", clientKey}, {"auditor-key", auditorKey}};
+            for (String[] n : named) {
+                if (n[1].isEmpty()) {
+                    continue;
+                }
+                if (n[1].length() < 24 || !n[1].matches("[\\x21-\\x7e]+")) {
+                    // Never echo the key itself: it is a secret.
+                    throw new IllegalArgumentException("glassledger.auth." + n[0] + ": at least 24 printable ASCII "
+                            + "characters without spaces (" + n[1].length() + " given)");
+                }
+                if (!seen.add(n[1])) {
+                    throw new IllegalArgumentException("glassledger.auth." + n[0] + " is the same as another "
+                            + "first-start key: each identity needs its own");
+                }
+            }
+        }
+
+        /** The configured key of a first-start identity ({@code admin}, {@code default}, {@code auditor}), or "". */
+        public String keyOf(String identity) {
+            return switch (identity) {
+                case "admin" -> adminKey;
+                case "default" -> clientKey;
+                case "auditor" -> auditorKey;
+                default -> "";
+            };
+        }
+
+        @Override
+        public String toString() {
+            return "Auth[adminKey=" + (adminKey.isEmpty() ? "" : "(set)") + ", clientKey="
+                    + (clientKey.isEmpty() ? "" : "(set)") + ", auditorKey=" + (auditorKey.isEmpty() ? "" : "(set)")
+                    + "]";
+        }
+    }
 
     /**
      * The cluster directory (docs/ARCHITECTURE.md "Cluster directory"): a Raft group of every member of the cluster
@@ -56,14 +114,22 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
      *               listeners); read at the directory's first start only: afterwards its log holds the membership
      * @param listen the address this member binds for the directory's Raft when it differs from its {@code peers}
      *               entry; empty: that entry
+     * @param self   this member's entry in {@code peers}, which then gives its position instead of {@code member}:
+     *               where a member knows its own name but not its number (a Kubernetes pod:
+     *               {@code $(POD_NAME).<headless service>:<port>}); empty: {@code member}
      */
     public record Directory(@NotNull @DefaultValue("") java.util.List<String> peers,
                             @Min(0) @DefaultValue("0") int member,
                             @Min(1) @Max(7) @DefaultValue("3") int voters,
-                            @NotNull @DefaultValue("") String listen) {
+                            @NotNull @DefaultValue("") String listen,
+                            @NotNull @DefaultValue("") String self) {
         public Directory {
             peers = peers.stream().filter(u -> !u.isBlank()).map(String::trim).toList();
             listen = listen.trim();
+            self = self.trim();
+            if (!self.isEmpty()) {
+                member = positionOf(self, peers, "glassledger.directory");
+            }
             if (!peers.isEmpty() && member >= peers.size()) {
                 throw new IllegalArgumentException("glassledger.directory.member (" + member + ") is not a position "
                         + "in glassledger.directory.peers (" + peers.size() + ")");
@@ -107,6 +173,9 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
      * @param listen         the address ({@code host:port}) this replica binds for Raft, when it differs from the
      *                       address the others reach it at (its entry in {@code peers}): behind a proxy or a NAT, or
      *                       binding every interface; empty: that entry
+     * @param self           this replica's entry in {@code peers}, which then gives its position instead of
+     *                       {@code replica} (a Kubernetes pod: {@code $(POD_NAME).<headless service>:<port>}); empty:
+     *                       {@code replica}
      */
     public record Replication(@NotNull @DefaultValue("") java.util.List<String> peers,
                               @NotNull @DefaultValue("") java.util.List<java.net.URI> urls,
@@ -117,13 +186,18 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
                               @NotNull @DefaultValue("8MB") org.springframework.util.unit.DataSize logSegmentSize,
                               @NotNull @DefaultValue("30s") Duration snapshotMinInterval,
                               @DefaultValue("false") boolean join,
-                              @NotNull @DefaultValue("") String listen) {
+                              @NotNull @DefaultValue("") String listen,
+                              @NotNull @DefaultValue("") String self) {
         public Replication {
             listen = listen.trim();
+            self = self.trim();
             if (!listen.isEmpty() && !listen.matches("[^:\\s]+:[0-9]{1,5}")) {
                 throw new IllegalArgumentException("glassledger.replication.listen: host:port, not " + listen);
             }
-            peers = peers.stream().filter(u -> !u.isBlank()).toList();  // the empty default binds as [""]
+            peers = peers.stream().filter(u -> !u.isBlank()).map(String::trim).toList();  // "" binds as [""]
+            if (!self.isEmpty()) {
+                replica = positionOf(self, peers, "glassledger.replication");
+            }
             urls = urls.stream().filter(u -> !u.toString().isBlank()).toList();
             if (!peers.isEmpty()) {
                 if (peers.size() > 7) {
@@ -148,6 +222,17 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
         public String bindAddress() {
             return listen.isEmpty() ? peers.get(replica) : listen;
         }
+    }
+
+    /** The position of {@code self} in {@code peers} (names compared without regard to case, as DNS does). */
+    static int positionOf(String self, java.util.List<String> peers, String prefix) {
+        for (int i = 0; i < peers.size(); i++) {
+            if (peers.get(i).equalsIgnoreCase(self)) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException(prefix + ".self (" + self + ") is not an entry of " + prefix + ".peers "
+                + peers);
     }
 
     /**

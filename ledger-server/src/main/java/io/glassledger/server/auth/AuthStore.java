@@ -69,6 +69,14 @@ public class AuthStore {
         this.keysFile = dir.resolve("api-keys.json");
         this.clientsFile = dir.resolve("clients.json");
         Path creds = props.dataDir().resolve("credentials.txt");
+        for (String[] idRole : FIRST_START) {
+            String k = props.auth().keyOf(idRole[0]);
+            if (!k.isEmpty() && peerKeyHash != null && MessageDigest.isEqual(peerKeyHash,
+                    HexFormat.of().parseHex(hash(k)))) {
+                throw new IllegalStateException("the configured API key of '" + idRole[0] + "' is the cluster's "
+                        + "peer key (glassledger.cluster.peer-key): give each its own secret");
+            }
+        }
         try {
             Files.createDirectories(dir);
             if (Files.isRegularFile(keysFile)) {
@@ -79,10 +87,10 @@ public class AuthStore {
             }
             indexOwners();
             if (keys.isEmpty() && Files.exists(creds)) {
-                repairFrom(creds);
+                repairFrom(creds, props.auth());
             } else if (keys.isEmpty()) {
-                firstStart(creds);
-            } else if (!Files.exists(creds)) {
+                firstStart(creds, props.auth());
+            } else if (!Files.exists(creds) && props.auth().equals(new LedgerProperties.Auth("", "", ""))) {
                 // Normal when the keys were copied from another shard or the file was removed once saved elsewhere.
                 LOG.info("{} is absent: the API keys are known only to whoever saved them. If no one did (a first "
                         + "start interrupted under an earlier GlassLedger version), stop the server, delete {} and "
@@ -114,30 +122,53 @@ public class AuthStore {
         }
     }
 
-    private void firstStart(Path creds) throws IOException {
+    private void firstStart(Path creds, LedgerProperties.Auth configured) throws IOException {
         StringBuilder text = new StringBuilder("# GlassLedger API keys made at first start. Keep them secret.\n");
         Map<String, KeyEntry> made = new LinkedHashMap<>();
+        List<String> given = new ArrayList<>();
+        List<String> random = new ArrayList<>();
         for (String[] idRole : FIRST_START) {
-            String key = randomKey();
-            text.append(idRole[0]).append('\t').append(idRole[1]).append('\t').append(key).append('\n');
+            String key = configured.keyOf(idRole[0]);
+            if (key.isEmpty()) {
+                key = randomKey();
+                text.append(idRole[0]).append('\t').append(idRole[1]).append('\t').append(key).append('\n');
+                random.add("'" + idRole[0] + "' (" + idRole[1] + ")");
+            } else {
+                given.add("'" + idRole[0] + "' (" + idRole[1] + ")");
+            }
             made.put(hash(key), new KeyEntry(idRole[0], idRole[1]));
         }
         // credentials.txt first: a crash after it is repaired at the next start, and no key exists that no one knows.
-        PrivateFiles.write(creds, text.toString());
+        // Keys from configuration are not copied into it: whoever configured them holds them (a mounted secret).
+        if (!random.isEmpty()) {
+            PrivateFiles.write(creds, text.toString());
+        }
         keys.putAll(made);
         write(keysFile, new LinkedHashMap<>(keys));
-        LOG.info("first start: API keys for 'admin' (admin), 'default' (client) and 'auditor' (auditor) "
-                + "written to {}", creds.toAbsolutePath());
+        if (!given.isEmpty()) {
+            LOG.info("first start: API keys for {} taken from configuration (glassledger.auth.*)",
+                    String.join(", ", given));
+        }
+        if (!random.isEmpty()) {
+            LOG.info("first start: API keys for {} written to {}", String.join(", ", random),
+                    creds.toAbsolutePath());
+        }
     }
 
     /** The state a crash during first start leaves: credentials.txt written, api-keys.json not. */
-    private void repairFrom(Path creds) throws IOException {
+    private void repairFrom(Path creds, LedgerProperties.Auth configured) throws IOException {
         for (String line : Files.readAllLines(creds, StandardCharsets.UTF_8)) {
             String[] f = line.split("\t");
             if (line.startsWith("#") || f.length != 3) {
                 continue;
             }
             keys.put(hash(f[2].trim()), new KeyEntry(f[0], Role.parse(f[1]).wire()));
+        }
+        // The first-start keys that came from configuration are not in credentials.txt.
+        for (String[] idRole : FIRST_START) {
+            if (!configured.keyOf(idRole[0]).isEmpty()) {
+                keys.put(hash(configured.keyOf(idRole[0])), new KeyEntry(idRole[0], idRole[1]));
+            }
         }
         if (keys.isEmpty()) {
             throw new IllegalStateException(creds.toAbsolutePath() + " holds no API key and " + keysFile

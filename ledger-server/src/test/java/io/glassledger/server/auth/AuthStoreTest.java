@@ -24,8 +24,75 @@ class AuthStoreTest {
     Path dir;
 
     private LedgerProperties props() {
-        return new Binder(new MapConfigurationPropertySource(Map.of("glassledger.data-dir", dir.toString())))
-                .bind("glassledger", LedgerProperties.class).get();
+        return props(Map.of());
+    }
+
+    private LedgerProperties props(Map<String, String> more) {
+        Map<String, String> all = new java.util.HashMap<>(more);
+        all.put("glassledger.data-dir", dir.toString());
+        return new Binder(new MapConfigurationPropertySource(all)).bind("glassledger", LedgerProperties.class).get();
+    }
+
+    private static final String ADMIN = "admin-key-from-a-mounted-secret-0001";
+    private static final String CLIENT = "client-key-from-a-mounted-secret-0002";
+    private static final String AUDITOR = "auditor-key-from-a-mounted-secret-0003";
+
+    @Test
+    void firstStart_withConfiguredKeys_usesThem_andWritesNoCredentialsFile() throws Exception {
+        AuthStore store = new AuthStore(props(Map.of("glassledger.auth.admin-key", ADMIN,
+                "glassledger.auth.client-key", CLIENT, "glassledger.auth.auditor-key", AUDITOR)));
+        assertEquals(new Principal("admin", Role.ADMIN), store.authenticate(ADMIN).orElseThrow());
+        assertEquals(new Principal("default", Role.CLIENT), store.authenticate(CLIENT).orElseThrow());
+        assertEquals(new Principal("auditor", Role.AUDITOR), store.authenticate(AUDITOR).orElseThrow());
+        assertFalse(Files.exists(dir.resolve("credentials.txt")), "the keys are in the secret, not copied to disk");
+        String onDisk = Files.readString(dir.resolve("auth").resolve("api-keys.json"));
+        for (String k : new String[] {ADMIN, CLIENT, AUDITOR}) {
+            assertFalse(onDisk.contains(k), "only hashes are stored");
+        }
+        // A restart with other configured keys changes nothing: they are read at the first start only.
+        AuthStore again = new AuthStore(props(Map.of("glassledger.auth.admin-key", "another-admin-key-given-later-0004")));
+        assertTrue(again.authenticate(ADMIN).isPresent());
+        assertTrue(again.authenticate("another-admin-key-given-later-0004").isEmpty());
+    }
+
+    @Test
+    void firstStart_withSomeKeysConfigured_makesTheOthers_andListsOnlyThoseInCredentials() throws Exception {
+        AuthStore store = new AuthStore(props(Map.of("glassledger.auth.admin-key", ADMIN)));
+        Map<String, String> creds = credentials();
+        assertEquals(java.util.Set.of("default", "auditor"), creds.keySet());
+        assertEquals("admin", store.authenticate(ADMIN).orElseThrow().clientId());
+        creds.forEach((id, key) -> assertEquals(id, store.authenticate(key).orElseThrow().clientId()));
+        // The crash between the two writes: the repair restores the configured key too.
+        Files.delete(dir.resolve("auth").resolve("api-keys.json"));
+        AuthStore repaired = new AuthStore(props(Map.of("glassledger.auth.admin-key", ADMIN)));
+        assertEquals("admin", repaired.authenticate(ADMIN).orElseThrow().clientId());
+        creds.forEach((id, key) -> assertEquals(id, repaired.authenticate(key).orElseThrow().clientId()));
+    }
+
+    @Test
+    void configuredKeys_tooShort_shared_orThePeerKey_areRefused_withoutEchoingThem() {
+        Exception shortKey = assertThrows(Exception.class,
+                () -> props(Map.of("glassledger.auth.admin-key", "short-secret")));
+        assertFalse(stackText(shortKey).contains("short-secret"), stackText(shortKey));
+        assertTrue(stackText(shortKey).contains("at least 24"), stackText(shortKey));
+        Exception shared = assertThrows(Exception.class, () -> props(Map.of("glassledger.auth.admin-key", ADMIN,
+                "glassledger.auth.auditor-key", ADMIN)));
+        assertFalse(stackText(shared).contains(ADMIN), stackText(shared));
+        Exception spaced = assertThrows(Exception.class,
+                () -> props(Map.of("glassledger.auth.client-key", "a key with spaces in it, long enough")));
+        assertTrue(stackText(spaced).contains("printable"), stackText(spaced));
+        Exception peer = assertThrows(IllegalStateException.class, () -> new AuthStore(props(Map.of(
+                "glassledger.auth.admin-key", ADMIN, "glassledger.cluster.peer-key", ADMIN))));
+        assertFalse(peer.getMessage().contains(ADMIN), peer.getMessage());
+        assertFalse(Files.exists(dir.resolve("auth").resolve("api-keys.json")), "refused before anything is written");
+    }
+
+    private static String stackText(Throwable t) {
+        StringBuilder b = new StringBuilder();
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            b.append(c).append('\n');
+        }
+        return b.toString();
     }
 
     private Map<String, String> credentials() throws IOException {
