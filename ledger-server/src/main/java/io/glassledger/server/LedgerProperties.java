@@ -58,13 +58,22 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
      *                   empty: a random one (in {@code credentials.txt})
      * @param auditorKey the API key of {@code auditor} (role auditor) made at the first start, e.g. from a mounted secret file;
      *                   empty: a random one (in {@code credentials.txt})
+     * @param serverKey  the shard's Ed25519 signing key (its 32-byte seed, 64 hex digits), which every replica of a
+     *                   replicated shard must share (they sign one ledger); written to {@code <data>/server.key} at
+     *                   the first start, and a data directory holding another key is refused; empty: the key in
+     *                   {@code server.key}, made at random at the first start
      */
     public record Auth(@NotNull @DefaultValue("") String adminKey, @NotNull @DefaultValue("") String clientKey,
-                       @NotNull @DefaultValue("") String auditorKey) {
+                       @NotNull @DefaultValue("") String auditorKey, @NotNull @DefaultValue("") String serverKey) {
         public Auth {
             adminKey = adminKey.strip();
             clientKey = clientKey.strip();
             auditorKey = auditorKey.strip();
+            serverKey = serverKey.strip();
+            if (!serverKey.isEmpty() && !serverKey.matches("[0-9a-fA-F]{64}")) {
+                throw new IllegalArgumentException("glassledger.auth.server-key: the 32-byte Ed25519 seed as 64 hex "
+                        + "digits (" + serverKey.length() + " characters given)");
+            }
             java.util.Set<String> seen = new java.util.HashSet<>();
             String[][] named = {{"admin-key", adminKey}, {"client-key", clientKey}, {"auditor-key", auditorKey}};
             for (String[] n : named) {
@@ -97,7 +106,7 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
         public String toString() {
             return "Auth[adminKey=" + (adminKey.isEmpty() ? "" : "(set)") + ", clientKey="
                     + (clientKey.isEmpty() ? "" : "(set)") + ", auditorKey=" + (auditorKey.isEmpty() ? "" : "(set)")
-                    + "]";
+                    + ", serverKey=" + (serverKey.isEmpty() ? "" : "(set)") + "]";
         }
     }
 

@@ -31,13 +31,16 @@ class StartupReport {
     @EventListener
     void ready(WebServerInitializedEvent e) {
         String host = env.getProperty("server.address", "127.0.0.1");
-        String url = "https://" + host + ":" + e.getWebServer().getPort();
+        // Bound to every interface (a container): the address clients use is not known here.
+        String shown = host.equals("0.0.0.0") || host.equals("::") ? "<host>" : host;
+        String url = "https://" + shown + ":" + e.getWebServer().getPort();
         String pin = env.getProperty("glassledger.tls.fingerprint", "(configured key store)");
         LOG.info("GlassLedger shard {} listening on {}", shard.number(), url);
         LOG.info("TLS certificate SHA-256 (pin it): {}", pin);
         LOG.info("server Ed25519 key (signs ledger heads): {}", shard.serverKey().publicKey().hex());
+        java.nio.file.Path creds = props.dataDir().resolve("credentials.txt").toAbsolutePath();
         LOG.info("API keys: {} ; connect with: ./ledger-cli --url {} --pin {} --api-key <key> digest",
-                props.dataDir().resolve("credentials.txt").toAbsolutePath(), url, pin);
+                java.nio.file.Files.exists(creds) ? creds : "not on disk (configured, or saved elsewhere)", url, pin);
         if (env.getProperty("glassledger.tls.fingerprint") != null) {
             writePin(props.dataDir().resolve("pin.txt"), pin);
         }

@@ -90,7 +90,8 @@ public class AuthStore {
                 repairFrom(creds, props.auth());
             } else if (keys.isEmpty()) {
                 firstStart(creds, props.auth());
-            } else if (!Files.exists(creds) && props.auth().equals(new LedgerProperties.Auth("", "", ""))) {
+            } else if (!Files.exists(creds) && props.auth().adminKey().isEmpty() && props.auth().clientKey().isEmpty()
+                    && props.auth().auditorKey().isEmpty()) {
                 // Normal when the keys were copied from another shard or the file was removed once saved elsewhere.
                 LOG.info("{} is absent: the API keys are known only to whoever saved them. If no one did (a first "
                         + "start interrupted under an earlier GlassLedger version), stop the server, delete {} and "

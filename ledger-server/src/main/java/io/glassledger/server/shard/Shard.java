@@ -58,7 +58,7 @@ public class Shard {
         Path data = props.dataDir();
         try {
             Files.createDirectories(data);
-            this.serverKey = loadOrCreateKey(data.resolve("server.key"));
+            this.serverKey = loadOrCreateKey(data.resolve("server.key"), props.auth().serverKey());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -97,13 +97,34 @@ public class Shard {
                 engine.digest().blockNo(), serverKey.publicKey().hex());
     }
 
-    private static SigningKey loadOrCreateKey(Path p) throws IOException {
-        if (!Files.exists(p)) {
+    /**
+     * The shard's signing key: {@code configured} (a seed in hex, from {@code glassledger.auth.server-key}) when
+     * given, else the one in {@code server.key}, made at random at the first start. A configured key is written to
+     * {@code server.key} too, so that the data directory names its signer; a data directory that already holds
+     * another key is refused (its ledger is signed by that key: clients pinned it).
+     */
+    static SigningKey loadOrCreateKey(Path p, String configured) throws IOException {
+        SigningKey onDisk = Files.exists(p)
+                ? SigningKey.fromSeed(HexFormat.of().parseHex(Files.readString(p, StandardCharsets.UTF_8).trim()))
+                : null;
+        if (configured.isEmpty()) {
+            if (onDisk != null) {
+                return onDisk;
+            }
             SigningKey k = SigningKey.generate();
             PrivateFiles.write(p, HexFormat.of().formatHex(k.seed()) + "\n");
             return k;
         }
-        return SigningKey.fromSeed(HexFormat.of().parseHex(Files.readString(p, StandardCharsets.UTF_8).trim()));
+        SigningKey k = SigningKey.fromSeed(HexFormat.of().parseHex(configured));
+        if (onDisk == null) {
+            PrivateFiles.write(p, HexFormat.of().formatHex(k.seed()) + "\n");
+        } else if (!onDisk.publicKey().equals(k.publicKey())) {
+            throw new IllegalStateException(p.toAbsolutePath() + " holds the signing key " + onDisk.publicKey().hex()
+                    + ", but glassledger.auth.server-key is the key " + k.publicKey().hex() + ": this data directory's "
+                    + "ledger is signed by the first, which its clients pinned. Configure that key, or start on an "
+                    + "empty data directory");
+        }
+        return k;
     }
 
     public TxnEngine engine() {
