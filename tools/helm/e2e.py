@@ -800,18 +800,23 @@ class Context:
             out.setdefault(p.labels.get("glassledger.io/shard", p.owner["metadata"]["name"]), []).append(p)
         return out
 
+    def ask_all(self, pods, path, key):
+        """GET path of every pod: its JSON answer, or what went wrong, by pod name."""
+        views = {}
+        for p in pods:
+            try:
+                status, js = self.api(p, path, key)
+                views[p.name] = js if status == 200 else {"status": status, "body": js}
+            except (OSError, http.client.HTTPException, ValueError) as e:
+                views[p.name] = {"error": str(e)}
+        return views
+
     def leaders(self, pods, deadline, not_pod=None):
         """Each replica's view of its group until they agree on one leader (not not_pod): (leader url, views)."""
         admin = self.auth["glassledger.auth.admin-key"]
         views = {}
         while True:
-            views = {}
-            for p in pods:
-                try:
-                    status, js = self.api(p, "/v1/admin/replicas", admin)
-                    views[p.name] = js if status == 200 else {"status": status, "body": js}
-                except (OSError, http.client.HTTPException, ValueError) as e:
-                    views[p.name] = {"error": str(e)}
+            views = self.ask_all(pods, "/v1/admin/replicas", admin)
             leaders = {v.get("leader") for v in views.values()}
             roles = [r for v in views.values() for r in (v.get("replicas") or []) if r.get("role") == "LEADER"]
             if len(leaders) == 1 and None not in leaders and len({r["url"] for r in roles}) == 1 and (
@@ -845,13 +850,7 @@ class Context:
         views = {}
         deadline = time.monotonic() + 30
         while True:
-            views = {}
-            for p in servers:
-                try:
-                    status, js = self.api(p, "/v1/cluster", client)
-                    views[p.name] = js if status == 200 else {"status": status, "body": js}
-                except (OSError, http.client.HTTPException, ValueError) as e:
-                    views[p.name] = {"error": str(e)}
+            views = self.ask_all(servers, "/v1/cluster", client)
             maps = {json.dumps([v.get("mapVersion"), v.get("shards"), v.get("replicas")], sort_keys=True)
                     for v in views.values()}
             dirs = [v.get("directory") for v in views.values()]

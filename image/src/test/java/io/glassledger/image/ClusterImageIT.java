@@ -1,5 +1,8 @@
 package io.glassledger.image;
 
+import static io.glassledger.image.Containers.ADMIN;
+import static io.glassledger.image.Containers.AUDITOR;
+import static io.glassledger.image.Containers.CLIENT;
 import static io.glassledger.image.Containers.glassledger;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -37,9 +40,6 @@ import org.testcontainers.containers.GenericContainer;
 class ClusterImageIT {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterImageIT.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String ADMIN = "it-admin-key-0123456789abcdefghij";
-    private static final String CLIENT = "it-client-key-0123456789abcdefghij";
-    private static final String AUDITOR = "it-auditor-key-0123456789abcdefghij";
     private static final String PEER = "it-peer-key-0123456789abcdefghijklm";
     private static final int R = 3;
 
@@ -55,11 +55,11 @@ class ClusterImageIT {
     void replicatedShard_formsAGroup_sdkCommitsVerifiesAcrossAFailover_andTheAuditorFindsItConsistent()
             throws Exception {
         Containers.Tls tls = Containers.Tls.make(dir.resolve("pki"));
-        Path secrets = Containers.secretDirectory(dir.resolve("secrets"), Map.of(
-                "glassledger.auth.admin-key", ADMIN, "glassledger.auth.client-key", CLIENT,
-                "glassledger.auth.auditor-key", AUDITOR, "glassledger.cluster.peer-key", PEER,
-                // The shard's signing key: its replicas sign one ledger.
-                "glassledger.auth.server-key", java.util.HexFormat.of().formatHex(SigningKey.generate().seed())));
+        Map<String, String> keys = new java.util.HashMap<>(Containers.firstStartKeys());
+        keys.put("glassledger.cluster.peer-key", PEER);
+        // The shard's signing key: its replicas sign one ledger.
+        keys.put("glassledger.auth.server-key", java.util.HexFormat.of().formatHex(SigningKey.generate().seed()));
+        Path secrets = Containers.secretDirectory(dir.resolve("secrets"), keys);
         List<Integer> ports = Containers.freePorts(3 * R + 1);
         List<String> urls = IntStream.range(0, R).mapToObj(r -> "https://127.0.0.1:" + ports.get(r)).toList();
         List<String> raft = IntStream.range(0, R).mapToObj(r -> "127.0.0.1:" + ports.get(R + r)).toList();

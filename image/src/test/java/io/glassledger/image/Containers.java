@@ -40,6 +40,15 @@ final class Containers {
     private static final Logger LOG = LoggerFactory.getLogger(Containers.class);
     static final String IMAGE = System.getProperty("glassledger.image.name", "glassledger:0.1.0-SNAPSHOT");
     static final int UID = 65532;
+    /** The first-start API keys the tests mount as a secret (config tree files named after their properties). */
+    static final String ADMIN = "it-admin-key-0123456789abcdefghij";
+    static final String CLIENT = "it-client-key-0123456789abcdefghij";
+    static final String AUDITOR = "it-auditor-key-0123456789abcdefghij";
+
+    static Map<String, String> firstStartKeys() {
+        return Map.of("glassledger.auth.admin-key", ADMIN, "glassledger.auth.client-key", CLIENT,
+                "glassledger.auth.auditor-key", AUDITOR);
+    }
 
     private Containers() {
     }

@@ -1,5 +1,8 @@
 package io.glassledger.image;
 
+import static io.glassledger.image.Containers.ADMIN;
+import static io.glassledger.image.Containers.AUDITOR;
+import static io.glassledger.image.Containers.CLIENT;
 import static io.glassledger.image.Containers.glassledger;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,10 +35,6 @@ import org.testcontainers.containers.startupcheck.OneShotStartupCheckStrategy;
  * commits and verifies against it; ledger-cli runs from the same image; the keys' roles hold.
  */
 class ServerImageIT {
-    private static final String ADMIN = "it-admin-key-0123456789abcdefghij";
-    private static final String CLIENT = "it-client-key-0123456789abcdefghij";
-    private static final String AUDITOR = "it-auditor-key-0123456789abcdefghij";
-
     @TempDir
     Path dir;
 
@@ -58,9 +57,7 @@ class ServerImageIT {
     void server_withMountedTlsAndKeys_sdkCommitsAndVerifies_cliToo_rolesHold_asUid65532_withoutAShell()
             throws Exception {
         Containers.Tls tls = Containers.Tls.make(dir.resolve("pki"));
-        Path secrets = Containers.secretDirectory(dir.resolve("secrets"), Map.of(
-                "glassledger.auth.admin-key", ADMIN, "glassledger.auth.client-key", CLIENT,
-                "glassledger.auth.auditor-key", AUDITOR));
+        Path secrets = Containers.secretDirectory(dir.resolve("secrets"), Containers.firstStartKeys());
         Path data = Containers.ownedDirectory(dir.resolve("data"));
         int port = Containers.freePorts(1).get(0);
         String url = "https://127.0.0.1:" + port;
