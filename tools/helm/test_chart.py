@@ -433,9 +433,11 @@ def test_service_monitor_and_network_policy():
     (ci("1x1-values.yaml") + ("--set", "shards.count=65"), "shards/count"),
     (ci("1x1-values.yaml") + ("--set", "server.service.type=Ingress"), "server/service/type"),
     (ci("1x1-values.yaml") + ("--set", "auditor.cluster.pin=nothex"), "auditor/cluster/pin"),
-    (("--set", "shards.count=3", "--set", "shards.replicas=3"), "set tls.existingSecret or tls.certManager.enabled"),
-    (("--set", "shards.count=2", "--set", "auditor.enabled=false"), "only a 1 x 1 release"),
-    ((), "the auditor cannot pin it"),
+    (("--set", "shards.count=3", "--set", "shards.replicas=3", "--set", "tls.generate=false"),
+     "set tls.existingSecret, tls.certManager.enabled or tls.generate"),
+    (("--set", "shards.count=2", "--set", "auditor.enabled=false", "--set", "tls.generate=false"),
+     "only a 1 x 1 release"),
+    (("--set", "tls.generate=false"), "the auditor cannot pin it"),
     (ci("1x1-values.yaml") + ("--set", "tls.certManager.enabled=true"), "not both"),
     (("--set", "tls.certManager.enabled=true"), "issuerRef.name"),
     (("--set", "shards.count=0"), "give the cluster to audit"),
@@ -448,12 +450,44 @@ def test_refused(args, message):
     assert message in p.stderr, p.stderr
 
 
-def test_defaults_render_without_the_auditor():
+def test_without_a_generated_certificate_a_1x1_renders_without_the_auditor():
     # A bare 1 x 1 with its own self-signed certificate works once the auditor (which could not pin it) is off.
-    names = [d["metadata"]["name"] for d in render("--set", "auditor.enabled=false") if d["kind"] == "StatefulSet"]
+    args = ("--set", "auditor.enabled=false", "--set", "tls.generate=false")
+    names = [d["metadata"]["name"] for d in render(*args) if d["kind"] == "StatefulSet"]
     assert names == [F + "-s0"]
-    _, env = server_env(("--set", "auditor.enabled=false"), 0)
+    _, env = server_env(args, 0)
     assert not [k for k, _ in env if k.startswith("SERVER_SSL")]
+
+
+@pytest.mark.parametrize("args", [(), ("--set", "shards.count=3", "--set", "shards.replicas=3")])
+def test_defaults_make_one_certificate_for_every_member_which_servers_mount_and_the_auditor_pins(args):
+    import subprocess
+    import tempfile
+    out = render(*args)
+    [tls] = [d for d in out if d["kind"] == "Secret" and d["type"] == "kubernetes.io/tls"]
+    assert tls["metadata"]["name"] == F + "-tls"
+    assert tls["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
+    crt = base64.b64decode(tls["data"]["tls.crt"]).decode()
+    key = base64.b64decode(tls["data"]["tls.key"]).decode()
+    assert "BEGIN CERTIFICATE" in crt and "PRIVATE KEY" in key
+    with tempfile.NamedTemporaryFile("w", suffix=".crt") as f:
+        f.write(crt)
+        f.flush()
+        sans = subprocess.run(["openssl", "x509", "-noout", "-ext", "subjectAltName", "-in", f.name],
+                              capture_output=True, text=True, check=True).stdout
+    shards = 3 if args else 1
+    for s in range(shards):
+        assert "DNS:*.%s-s%d.ledger.svc.cluster.local" % (F, s) in sans, sans
+    assert "DNS:%s.ledger.svc.cluster.local" % F in sans, sans
+    for d in out:
+        if d is not tls:
+            assert tls["data"]["tls.key"] not in json.dumps(d), "%s/%s" % (d["kind"], d["metadata"]["name"])
+    for s in range(shards):
+        _, env = server_env(args, s)
+        assert ("SERVER_SSL_CERTIFICATE", "/etc/glassledger/tls/tls.crt") in env
+    [auditor] = [d for d in out if d["kind"] == "StatefulSet" and d["metadata"]["name"] == F + "-auditor"]
+    [c] = auditor["spec"]["template"]["spec"]["containers"]
+    assert {"name": "GLASSLEDGER_AUDITOR_PIN_CERTIFICATE", "value": "/etc/glassledger/cluster-tls/tls.crt"} in c["env"]
 
 
 # ------------------------------------------------------------------------------------------------------- NOTES

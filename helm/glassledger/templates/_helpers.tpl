@@ -113,13 +113,35 @@ app.kubernetes.io/component: auditor
 {{- default (printf "%s-secrets" (include "glassledger.fullname" .)) .Values.auth.existingSecret -}}
 {{- end -}}
 
-{{/* The servers' TLS Secret, or nothing (self-signed per pod). */}}
+{{/* The servers' TLS Secret, or nothing (tls.generate off: each pod makes its own self-signed certificate). */}}
 {{- define "glassledger.tlsSecretName" -}}
 {{- if .Values.tls.existingSecret -}}
 {{- .Values.tls.existingSecret -}}
-{{- else if .Values.tls.certManager.enabled -}}
+{{- else if or .Values.tls.certManager.enabled .Values.tls.generate -}}
 {{- printf "%s-tls" (include "glassledger.fullname" .) -}}
 {{- end -}}
+{{- end -}}
+
+{{/* The chart makes the certificate itself (neither an existing Secret nor cert-manager). */}}
+{{- define "glassledger.tlsGenerated" -}}
+{{- if and .Values.tls.generate (not .Values.tls.existingSecret) (not .Values.tls.certManager.enabled) -}}true{{- end -}}
+{{- end -}}
+
+{{/* Every DNS name the servers answer to: each shard's headless names and the client Service's. A list, as JSON. */}}
+{{- define "glassledger.dnsNames" -}}
+{{- $fullname := include "glassledger.fullname" . -}}
+{{- $dnsNames := list -}}
+{{- range $i := until (int .Values.shards.count) -}}
+{{- $domain := include "glassledger.shardDomain" (dict "root" $ "shard" $i) -}}
+{{- $dnsNames = append $dnsNames (printf "*.%s" $domain) -}}
+{{- $dnsNames = append $dnsNames $domain -}}
+{{- end -}}
+{{- $dnsNames = append $dnsNames $fullname -}}
+{{- $dnsNames = append $dnsNames (printf "%s.%s" $fullname .Release.Namespace) -}}
+{{- $dnsNames = append $dnsNames (printf "%s.%s.svc" $fullname .Release.Namespace) -}}
+{{- $dnsNames = append $dnsNames (printf "%s.%s.svc.%s" $fullname .Release.Namespace .Values.clusterDomain) -}}
+{{- $extra := .Values.tls.extraDnsNames | default list -}}
+{{- concat $dnsNames $extra .Values.tls.certManager.extraDnsNames | uniq | toJson -}}
 {{- end -}}
 
 {{/* Auditor wiring. */}}
@@ -160,7 +182,7 @@ Refuses values that would render a cluster that cannot work. Included by templat
 {{- fail "tls: set either tls.existingSecret or tls.certManager.enabled, not both" -}}
 {{- end -}}
 {{- if and (gt $members 1) (not (include "glassledger.tlsSecretName" .)) -}}
-{{- fail (printf "tls: %d members (shards.count x shards.replicas) share one certificate that every member and client pins: set tls.existingSecret or tls.certManager.enabled (only a 1 x 1 release may let the server make a self-signed certificate per pod)" $members) -}}
+{{- fail (printf "tls: %d members (shards.count x shards.replicas) share one certificate that every member and client pins: set tls.existingSecret, tls.certManager.enabled or tls.generate (only a 1 x 1 release may let the server make a self-signed certificate per pod)" $members) -}}
 {{- end -}}
 {{- if and .Values.tls.certManager.enabled (not .Values.tls.certManager.selfSigned) (not .Values.tls.certManager.issuerRef.name) -}}
 {{- fail "tls.certManager: set tls.certManager.issuerRef.name (an Issuer or ClusterIssuer), or tls.certManager.selfSigned: true" -}}
@@ -177,7 +199,7 @@ Refuses values that would render a cluster that cannot work. Included by templat
 {{- fail "auditor.cluster.pin: the SHA-256 of the audited shards' certificate is required with auditor.cluster.urls" -}}
 {{- end -}}
 {{- if and (not (include "glassledger.auditorExternalCluster" .)) (not .Values.auditor.cluster.pin) (not (include "glassledger.tlsSecretName" .)) -}}
-{{- fail "auditor: the servers make their own self-signed certificate (no tls.existingSecret nor tls.certManager), so the auditor cannot pin it: configure TLS, set auditor.cluster.pin, or set auditor.enabled: false" -}}
+{{- fail "auditor: the servers make their own self-signed certificate (tls.generate off, no tls.existingSecret nor tls.certManager), so the auditor cannot pin it: configure TLS, set auditor.cluster.pin, or set auditor.enabled: false" -}}
 {{- end -}}
 {{- if and (not $servers) (not .Values.auditor.apiKey.existingSecret) -}}
 {{- fail "auditor.apiKey.existingSecret: an auditor-only release needs the Secret holding its API key (role auditor on every shard)" -}}
