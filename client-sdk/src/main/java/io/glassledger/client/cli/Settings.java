@@ -83,9 +83,11 @@ final class Settings {
         }
         String fileSource = "the cluster file " + file + " (" + clusterGiven.source() + ")";
         String filePin = fromFile.pinnedCertSha256();
-        if (pinGiven != null && !ClientConfig.normalizeFingerprint(pinGiven.value()).equals(filePin)) {
+        // A cluster file with no pin (e.g. the Helm chart's ConfigMap) takes the pin given beside it.
+        if (pinGiven != null && filePin != null
+                && !ClientConfig.normalizeFingerprint(pinGiven.value()).equals(filePin)) {
             throw new Usage("contradicting pins: " + pinGiven.source() + " is " + pinGiven.value() + ", but "
-                    + fileSource + (filePin == null ? " pins none" : " pins " + filePin) + ". Unset or correct "
+                    + fileSource + " pins " + filePin + ". Unset or correct "
                     + pinGiven.source().replace(" (environment)", "") + "; the cluster file's pin is used when no "
                     + "other is given");
         }
