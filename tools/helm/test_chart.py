@@ -533,3 +533,5 @@ def test_notes(key, tmp_path_factory):
         assert "get secret %s -o jsonpath='{.data.glassledger\\.auth\\.%s-key}' | base64 -d" % (auth, k) in text
     if key == "3x3":
         assert "renewal changes" in text and "ServiceMonitor" in text
+    # Raft and the directory carry no TLS: a release of several members without the NetworkPolicy is warned.
+    assert ("WARNING: the members' Raft (9600) and directory (9700) ports carry no TLS" in text) == (key == "2x1")
