@@ -28,6 +28,8 @@ import org.springframework.validation.annotation.Validated;
  * @param replication     this shard's Raft group (docs/ARCHITECTURE.md "Replication"); none by default
  * @param directory       the cluster directory's Raft group: identities and the shard map, the same on every member
  *                        (docs/ARCHITECTURE.md "Cluster directory"); none by default
+ * @param memberTls       mutual TLS between the cluster's members on every Raft port (docs/ARCHITECTURE.md "Trust
+ *                        boundary")
  */
 @Validated
 @ConfigurationProperties("glassledger")
@@ -42,7 +44,23 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
                                @Valid @NotNull @DefaultValue Cluster cluster,
                                @Valid @NotNull @DefaultValue Replication replication,
                                @Valid @NotNull @DefaultValue Directory directory,
-                               @Valid @NotNull @DefaultValue Auth auth) {
+                               @Valid @NotNull @DefaultValue Auth auth,
+                               @Valid @NotNull @DefaultValue MemberTls memberTls) {
+
+    /**
+     * Mutual TLS on the Raft ports (the shard's group and the cluster directory). A member presents the server's own
+     * HTTPS certificate and key ({@code server.ssl.*}) and accepts a peer whose certificate is trusted here; a
+     * connection without one is refused in the handshake.
+     *
+     * @param trust a PEM file of the certificates a member's certificate must be (or be issued by): the cluster's CA,
+     *              or the members' certificates; empty: this server's own certificate, which a cluster's members share
+     *              (the launcher, the image and the Helm chart give them one)
+     */
+    public record MemberTls(@NotNull @DefaultValue("") String trust) {
+        public MemberTls {
+            trust = trust.trim();
+        }
+    }
 
     /**
      * The API keys of the first-start identities, when configuration gives them (a container's mounted secret, e.g.

@@ -747,11 +747,7 @@ public final class TxnEngine implements AutoCloseable {
      * formed) complete at once. Never throws: an entry that cannot be applied fails the engine instead.
      */
     public CompletableFuture<Void> apply(long term, long index, byte[] entry) {
-        if (index <= appliedIndex) {
-            return CompletableFuture.completedFuture(null);
-        }
-        long[] origin = ReplicatedLog.origin(entry);
-        if (origin != null && origin[0] == incarnation && origin[1] == inFlightSeq) {
+        if (!applies(index, entry)) {
             return CompletableFuture.completedFuture(null);
         }
         CompletableFuture<Void> f = new CompletableFuture<>();
@@ -761,6 +757,18 @@ public final class TxnEngine implements AutoCloseable {
         }
         queue.add(new ApplyReq(term, index, entry, f));
         return f;
+    }
+
+    /**
+     * Whether {@link #apply} would apply this entry: false for an entry at or below {@link #applied()} (in the
+     * journal already) and for the entry this leader is proposing (applied as it was formed).
+     */
+    public boolean applies(long index, byte[] entry) {
+        if (index <= appliedIndex) {
+            return false;
+        }
+        long[] origin = ReplicatedLog.origin(entry);
+        return origin == null || origin[0] != incarnation || origin[1] != inFlightSeq;
     }
 
     /**

@@ -65,8 +65,11 @@ public class Directory implements AutoCloseable {
     private final DirectoryStateMachine sm;
     private final RaftGroup group;
     private final ExecutorService seeder;
+    private final io.glassledger.server.raft.MemberGate gate;
+    private final RaftPeerId self;
 
-    public Directory(LedgerProperties props, AuthStore auth) {
+    public Directory(LedgerProperties props, AuthStore auth,
+                     org.springframework.beans.factory.ObjectProvider<io.glassledger.server.raft.MemberTls> tlsProvider) {
         this.cfg = props.directory();
         this.cluster = props.cluster();
         this.auth = auth;
@@ -76,6 +79,8 @@ public class Directory implements AutoCloseable {
             this.sm = null;
             this.group = null;
             this.seeder = null;
+            this.gate = null;
+            this.self = null;
             return;
         }
         if (cluster.peerKey().isBlank()) {
@@ -110,13 +115,25 @@ public class Directory implements AutoCloseable {
             RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2, TimeUnit.SECONDS));
             RaftServerConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(5, TimeUnit.SECONDS));
             boolean formatted = Files.isDirectory(raftDir.resolve(GROUP_ID.getUuid().toString()));
-            RaftPeerId self = RaftPeerId.valueOf(peerId(cfg.member()));
+            this.self = RaftPeerId.valueOf(peerId(cfg.member()));
+            io.glassledger.server.raft.MemberTls tls = tlsProvider.getObject();
+            // Members only: mutual TLS, the admin service off, only members of the group heard, and every entry an
+            // append carries sealed with the peer key before it reaches this member's log.
+            this.gate = new io.glassledger.server.raft.MemberGate("directory", true, this::isMember, data -> {
+                try {
+                    DirectoryEntry.decode(data.toByteArray(), cluster.peerKey());
+                    return null;
+                } catch (io.glassledger.core.codec.MalformedException e) {
+                    return e.getMessage();
+                }
+            });
             this.server = RaftServer.newBuilder().setServerId(self).setGroup(group).setStateMachine(sm)
-                    .setProperties(p).setOption(formatted ? RaftStorage.StartupOption.RECOVER
+                    .setProperties(p).setParameters(tls.parameters(gate)).setOption(formatted ? RaftStorage.StartupOption.RECOVER
                             : RaftStorage.StartupOption.FORMAT).build();
             server.start();
             RaftProperties cp = new RaftProperties();
-            this.client = RaftClient.newBuilder().setProperties(cp).setRaftGroup(group)
+            this.client = RaftClient.newBuilder().setProperties(cp).setParameters(tls.parameters(null))
+                    .setRaftGroup(group)
                     .setClientId(ClientId.randomId())
                     .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
                             TimeDuration.valueOf(250, TimeUnit.MILLISECONDS))).build();
@@ -125,6 +142,36 @@ public class Directory implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Whether {@code id} is a member of the directory's configuration (voter or listener), not this member. */
+    private boolean isMember(RaftPeerId id) {
+        RaftServer s = server;
+        if (s == null || id.equals(self)) {
+            return false;
+        }
+        try {
+            return s.getDivision(GROUP_ID).getRaftConf().getPeer(id, RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER)
+                    != null;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Why this member is cut off from the directory (readiness DOWN), or null: its Raft server or log is closed, it
+     * is not in the directory's configuration, or it is out of touch with a majority; null without a directory.
+     */
+    public String notReady() {
+        if (server == null) {
+            return null;
+        }
+        return io.glassledger.server.raft.RaftReadiness.notReady(server, GROUP_ID, self, gate, 6_000);
+    }
+
+    /** Raft calls refused at this member's directory port since start (0 without a directory). */
+    public long refusedCalls() {
+        return gate == null ? 0 : gate.refused();
     }
 
     static String peerId(int member) {

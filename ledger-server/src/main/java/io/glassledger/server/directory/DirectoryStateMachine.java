@@ -51,6 +51,8 @@ final class DirectoryStateMachine extends BaseStateMachine {
     private final ObjectMapper json = new ObjectMapper();
     private final Runnable onLeaderReady;
     private final Set<String> appliedIds = new LinkedHashSet<>();
+    /** Entries this member took as leader and has not applied yet (cleared on apply: then appliedIds holds them). */
+    private final Set<String> proposed = new java.util.HashSet<>();
     private final Map<Integer, List<String>> shards = new TreeMap<>();
     private final java.util.NavigableMap<Long, List<CompletableFuture<Void>>> waiters = new TreeMap<>();
     private boolean seeded;
@@ -112,13 +114,24 @@ final class DirectoryStateMachine extends BaseStateMachine {
         ready.forEach(f -> f.complete(null));
     }
 
+    /**
+     * Only cluster members propose: an entry not sealed with the peer key never reaches the log. Nor does an entry
+     * already applied, or already on its way to the log through this leader (a captured entry sent again): the
+     * directory's log is never purged, so a replay would grow it, and every member would rewrite its state for it.
+     */
     @Override
     public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
-        // Only cluster members propose: an entry not sealed with the peer key never reaches the log.
+        DirectoryEntry e;
         try {
-            DirectoryEntry.decode(request.getMessage().getContent().toByteArray(), peerKey);
-        } catch (MalformedException e) {
-            throw new IOException("refused: " + e.getMessage());
+            e = DirectoryEntry.decode(request.getMessage().getContent().toByteArray(), peerKey);
+        } catch (MalformedException x) {
+            throw new IOException("refused: " + x.getMessage());
+        }
+        String id = e.id().hex();
+        synchronized (this) {
+            if (appliedIds.contains(id) || !proposed.add(id)) {
+                throw new IOException("refused: entry " + id + " is already in the directory's log");
+            }
         }
         return super.startTransaction(request);
     }
@@ -150,6 +163,7 @@ final class DirectoryStateMachine extends BaseStateMachine {
             return "malformed";
         }
         String id = e.id().hex();
+        proposed.remove(id);
         if (!appliedIds.add(id)) {
             return "duplicate";
         }

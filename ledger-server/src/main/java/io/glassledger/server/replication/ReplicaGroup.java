@@ -64,6 +64,10 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    private final io.glassledger.server.raft.MemberTls tls;
+    private final LogSeal seal;
+    private final Quarantine quarantine;
+    private final io.glassledger.server.raft.MemberGate gate;
     private volatile RaftServer server;
     private volatile ShardStateMachine sm;
     private volatile boolean closed;
@@ -73,8 +77,21 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
      *                 the replica reopened itself when it lost its leadership mid-entry
      */
     public ReplicaGroup(LedgerProperties.Replication cfg, EngineConfig engineCfg, Path raftDir,
-                        io.glassledger.server.auth.AuthStore auth, Consumer<TxnEngine> onEngine) {
+                        io.glassledger.server.auth.AuthStore auth, Consumer<TxnEngine> onEngine,
+                        io.glassledger.server.raft.MemberTls tls, LogSeal seal) {
         this.cfg = cfg;
+        this.tls = tls;
+        this.seal = seal;
+        this.quarantine = new Quarantine(raftDir.resolveSibling("quarantine"));
+        this.gate = new io.glassledger.server.raft.MemberGate("shard " + engineCfg.shard(), false, this::isMember,
+                data -> {
+                    try {
+                        seal.open(data.toByteArray());
+                        return null;
+                    } catch (io.glassledger.core.codec.MalformedException e) {
+                        return e.getMessage();
+                    }
+                });
         this.auth = auth;
         this.engineCfg = engineCfg;
         this.raftDir = raftDir;
@@ -128,7 +145,7 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
             // A replica that is down keeps the log from being purged past where it stopped, until it returns.
             RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, false);
             RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(cfg.logSegmentSize().toBytes()));
-            ShardStateMachine m = new ShardStateMachine(engineCfg, this, cfg.snapshotMinInterval(), auth);
+            ShardStateMachine m = new ShardStateMachine(engineCfg, this, cfg.snapshotMinInterval(), auth, seal);
             this.sm = m;
             // A replica formats its storage once; every later start recovers it (the log, its term and vote).
             boolean formatted = Files.isDirectory(raftDir.resolve(group.getGroupId().getUuid().toString()));
@@ -136,7 +153,7 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
             // votes until the leader's configuration change reaches it (after that, its log holds the group).
             RaftGroup initial = cfg.join() && !formatted ? RaftGroup.valueOf(group.getGroupId()) : group;
             RaftServer s = RaftServer.newBuilder().setServerId(self).setGroup(initial).setStateMachine(m)
-                    .setProperties(p).setOption(formatted ? RaftStorage.StartupOption.RECOVER
+                    .setProperties(p).setParameters(tls.parameters(gate)).setOption(formatted ? RaftStorage.StartupOption.RECOVER
                             : RaftStorage.StartupOption.FORMAT).build();
             s.start();
             this.server = s;
@@ -145,6 +162,69 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Whether {@code id} may be heard on this replica's Raft port: a member of the group's configuration, or anyone
+     * holding a member's certificate while this replica has no configuration yet (it is joining: the leader's first
+     * append brings it).
+     */
+    private boolean isMember(RaftPeerId id) {
+        RaftServer s = server;
+        if (s == null) {
+            return false;
+        }
+        try {
+            var conf = s.getDivision(group.getGroupId()).getRaftConf();
+            if (conf.getAllPeers(org.apache.ratis.proto.RaftProtos.RaftPeerRole.FOLLOWER).isEmpty()) {
+                return true;
+            }
+            return !id.equals(self) && conf.getPeer(id, org.apache.ratis.proto.RaftProtos.RaftPeerRole.FOLLOWER,
+                    org.apache.ratis.proto.RaftProtos.RaftPeerRole.LISTENER) != null;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** The quarantined entry, or null. */
+    Quarantine.Entry quarantined() {
+        return quarantine.entry();
+    }
+
+    /**
+     * A committed entry cannot be applied (ShardStateMachine): keeps it as evidence, and takes this replica out of its
+     * group (its Raft server closes, in the background: this is the apply thread) so that it neither votes nor
+     * acknowledges entries it will not apply. Not restarted: it stays out until an operator rebuilds it.
+     */
+    void quarantine(long term, long index, byte[] entry, String reason) {
+        if (!quarantine.put(engineCfg.shard(), term, index, entry, reason) || closed) {
+            return;
+        }
+        restarter.execute(() -> {
+            synchronized (this) {
+                closeServer();
+            }
+        });
+    }
+
+    /**
+     * Why this replica is not ready (readiness DOWN), or null: it is quarantined, its Raft server or log is closed,
+     * it is not in its group's configuration, or it is out of touch with a majority (docs/ARCHITECTURE.md "Trust
+     * boundary").
+     */
+    public String notReady() {
+        Quarantine.Entry q = quarantine.entry();
+        if (q != null) {
+            return "quarantined log entry " + q.index() + " (term " + q.term() + "): " + q.reason() + "; evidence in "
+                    + q.evidence();
+        }
+        long bound = Math.max(3000, 6 * cfg.electionTimeout().toMillis());
+        return io.glassledger.server.raft.RaftReadiness.notReady(server, group.getGroupId(), self, gate, bound);
+    }
+
+    /** Raft calls refused at this replica's port since start. */
+    public long refusedCalls() {
+        return gate.refused();
     }
 
     String selfId() {
@@ -204,6 +284,11 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
         java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
         m.put("replica", self.toString());
         m.put("replicas", cfg.peers().size());
+        String notReady = notReady();
+        m.put("ready", notReady == null);
+        if (notReady != null) {
+            m.put("notReady", notReady);
+        }
         try {
             RaftServer s = server;
             if (s != null) {
@@ -271,7 +356,7 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
         }
         RaftClientRequest req = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(self)
                 .setGroupId(group.getGroupId()).setCallId(callIds.incrementAndGet())
-                .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)))
+                .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(seal.seal(entry))))
                 .setType(RaftClientRequest.writeRequestType()).build();
         CompletableFuture<RaftClientReply> sent;
         try {
@@ -349,7 +434,7 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
         }
         restarter.execute(() -> {
             synchronized (this) {
-                if (closed) {
+                if (closed || quarantine.entry() != null) {
                     return;
                 }
                 LOG.warn("shard {}: replica {} lost its leadership with an entry in flight; reopening it as a "

@@ -1,6 +1,8 @@
 package io.glassledger.server.replication;
 
 import io.glassledger.core.LedgerException;
+import io.glassledger.core.codec.MalformedException;
+import io.glassledger.core.txn.LogEntryCheck;
 import io.glassledger.core.txn.EngineConfig;
 import io.glassledger.core.txn.ReplicatedLog;
 import io.glassledger.core.txn.TxnEngine;
@@ -42,12 +44,14 @@ final class ShardStateMachine extends BaseStateMachine {
     private final SnapshotStore snapshots = new SnapshotStore();
     private final java.time.Duration minSnapshotInterval;
     private final io.glassledger.server.auth.AuthStore auth;
+    private final LogSeal seal;
     private volatile TxnEngine engine;
     private long lastSnapshotNanos = System.nanoTime();
 
     ShardStateMachine(EngineConfig cfg, ReplicaGroup group, java.time.Duration minSnapshotInterval,
-                      io.glassledger.server.auth.AuthStore auth) {
+                      io.glassledger.server.auth.AuthStore auth, LogSeal seal) {
         this.cfg = cfg;
+        this.seal = seal;
         this.group = group;
         this.minSnapshotInterval = minSnapshotInterval;
         this.auth = auth;
@@ -126,22 +130,43 @@ final class ShardStateMachine extends BaseStateMachine {
 
     @Override
     public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
-        // Only this replica's own engine proposes entries: a Ratis client that reaches the Raft port cannot.
+        // Only this replica's own engine proposes entries (in-process; the Raft port's client service is off, and
+        // MemberGate refuses it): a Ratis client from anywhere else cannot.
         if (!group.isOwnClient(request.getClientId())) {
             throw new IOException("only the shard's engine writes its log");
         }
         return super.startTransaction(request);
     }
 
+    /**
+     * Applies a committed entry, after checking it: its seal ({@link LogSeal}: it came from a replica of this shard)
+     * and its content ({@link LogEntryCheck}: encodings, shards, sizes, client signatures). An entry that fails either
+     * is applied in no part: it is quarantined with its evidence and this replica leaves the group
+     * ({@link ReplicaGroup#quarantine}); so is every later entry, none of which is applied either.
+     */
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto entry = trx.getLogEntry();
-        byte[] data = entry.getStateMachineLogEntry().getLogData().toByteArray();
+        byte[] sealed = entry.getStateMachineLogEntry().getLogData().toByteArray();
         long term = entry.getTerm();
         long index = entry.getIndex();
+        if (group.quarantined() != null) {
+            return CompletableFuture.completedFuture(Message.EMPTY);
+        }
+        TxnEngine e = engine;
+        byte[] data;
+        try {
+            data = seal.open(sealed);
+            if (e.applies(index, data)) {
+                LogEntryCheck.check(data, cfg);
+            }
+        } catch (MalformedException x) {
+            group.quarantine(term, index, sealed, x.getMessage());
+            return CompletableFuture.completedFuture(Message.EMPTY);
+        }
         CompletableFuture<Void> applied;
         try {
-            applied = engine.apply(term, index, data);
+            applied = e.apply(term, index, data);
         } catch (RuntimeException x) {
             applied = CompletableFuture.failedFuture(x);
         }

@@ -54,7 +54,8 @@ public class Shard {
      *                       production
      */
     public Shard(LedgerProperties props, ObjectProvider<StoreDecorator> storeDecorator,
-                 io.glassledger.server.auth.AuthStore auth) {
+                 io.glassledger.server.auth.AuthStore auth,
+                 ObjectProvider<io.glassledger.server.raft.MemberTls> memberTls) {
         Path data = props.dataDir();
         try {
             Files.createDirectories(data);
@@ -74,7 +75,8 @@ public class Shard {
             // One replica of a Raft group: the engine opens inside Ratis's state machine, and reopens there after a
             // snapshot install or a lost leadership; every engine it opens is announced here.
             this.replicas = new io.glassledger.server.replication.ReplicaGroup(props.replication(), cfg,
-                    data.resolve("raft-" + props.shard()), auth, this::engineOpened);
+                    data.resolve("raft-" + props.shard()), auth, this::engineOpened, memberTls.getObject(),
+                    io.glassledger.server.replication.LogSeal.of(serverKey, props.shard()));
             replicas.start();
             try {
                 this.engine = firstEngine.get(10, TimeUnit.MINUTES);
