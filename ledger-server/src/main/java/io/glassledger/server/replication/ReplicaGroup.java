@@ -155,8 +155,9 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
             RaftServer s = RaftServer.newBuilder().setServerId(self).setGroup(initial).setStateMachine(m)
                     .setProperties(p).setParameters(tls.parameters(gate)).setOption(formatted ? RaftStorage.StartupOption.RECOVER
                             : RaftStorage.StartupOption.FORMAT).build();
-            s.start();
+            // Known before it starts: its gate asks it who the members are as soon as peers call.
             this.server = s;
+            s.start();
             LOG.info("shard {}: replica {} of {} listening for Raft on {}", engineCfg.shard(), self,
                     cfg.peers().size(), addr);
         } catch (IOException e) {

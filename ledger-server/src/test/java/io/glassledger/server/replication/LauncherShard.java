@@ -244,6 +244,15 @@ final class LauncherShard implements AutoCloseable {
         return head;
     }
 
+    /** Whether replica {@code r} says it is ready (its readiness probe answers 200, not 503). */
+    boolean ready(int r) {
+        try {
+            return get(url(r), "/actuator/health/readiness").statusCode() == 200;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     HttpResponse<byte[]> get(URI base, String path) throws IOException {
         return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
     }

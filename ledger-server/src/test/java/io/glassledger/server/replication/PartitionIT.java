@@ -47,6 +47,8 @@ import org.junit.jupiter.api.Test;
  *   <li>no two leaders both acknowledge: every acknowledged commit, from either side, is in the one history the
  *       replicas agree on after the partition heals (read back verified; the signed heads of every block identical
  *       at the three replicas);</li>
+ *   <li>the isolated leader's readiness goes DOWN while it is cut off (the others' stays UP), and UP again once
+ *       it has rejoined;</li>
  *   <li>the old leader rejoins as a follower once the partition heals, and every promise verifies.</li>
  * </ul>
  */
@@ -190,6 +192,16 @@ class PartitionIT {
                 // The isolated leader steps down: it answers no latest read, as no leader.
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                         .until(() -> !shard.isLeader(leader));
+                // Health tells the truth: cut off from a majority, it says it is not ready; the majority's are.
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                        .until(() -> !shard.ready(leader));
+                for (int j = 0; j < LauncherShard.REPLICAS; j++) {
+                    int r = j;
+                    if (r != leader) {
+                        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                                .until(() -> shard.ready(r));
+                    }
+                }
                 // Its clients kept trying: at least two commits were begun there after the cut, and ended.
                 await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
                         .until(() -> pinnedAttempts.stream().filter(a -> a[0] > cutAt).count() >= 2);
@@ -209,6 +221,8 @@ class PartitionIT {
                 }
                 shard.awaitCaughtUp(leader);
                 assertThat(shard.isLeader(leader)).as("the old leader rejoins as a follower").isFalse();
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                        .until(() -> shard.ready(leader));
                 long atHeal = acked.size();
                 await().atMost(Duration.ofSeconds(30)).until(() -> acked.size() >= atHeal + 50);
                 stop.set(true);

@@ -186,12 +186,15 @@ class ReplicationIT {
             });
             System.out.printf("ReplicationIT: replica r3 added and caught up; %d commits meanwhile%n",
                     acked.size() - atAdd);
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> shard.ready(3));
             int l5 = shard.awaitLeader();
             HttpResponse<byte[]> removed = shard.postAdmin(shard.urls.get(l5), "/v1/admin/replicas/remove",
                     "{\"id\":\"r3\"}");
             assertThat(removed.statusCode()).as(new String(removed.body(), StandardCharsets.UTF_8)).isEqualTo(200);
             assertThat(new String(shard.getAdmin(shard.urls.get(shard.awaitLeader()), "/v1/admin/replicas").body(),
                     StandardCharsets.UTF_8)).doesNotContain("\"r3\"");
+            // Health tells the truth: removed from its group, the replica says it is not ready (it said UP before).
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> !shard.ready(3));
             shard.stopFourth();
             long atRemove = acked.size();
             await().atMost(Duration.ofSeconds(30)).until(() -> acked.size() >= atRemove + 50);
