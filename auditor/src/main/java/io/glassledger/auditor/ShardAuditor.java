@@ -60,7 +60,7 @@ final class ShardAuditor implements AutoCloseable {
     private volatile SignedHead lastHead;
     private volatile long serverHead = -1;
     private volatile String halted;
-    private volatile String lastError;
+    private final ShardContact contact;
     private final Map<Bytes, String> registered = new ConcurrentHashMap<>();
     private final boolean fixedKeys;
     private final AtomicLong blocksVerified = new AtomicLong();
@@ -90,9 +90,13 @@ final class ShardAuditor implements AutoCloseable {
                   java.time.Duration catchUpWait, int maxClientKeys, java.time.Duration replayWindow) {
     }
 
-    /** @param clientKeys the accepted client keys; null: those the shard lists, refreshed as new keys appear */
+    /**
+     * @param clientKeys the accepted client keys; null: those the shard lists, refreshed as new keys appear
+     * @param contact    when the shard last answered ({@code http} reports its answers there) and the last error
+     */
     ShardAuditor(int shard, ShardHttp http, Path dir, ObjectMapper json, Violations violations, int spotCheckEvery,
-                 Map<Bytes, String> clientKeys, Limits limits) {
+                 Map<Bytes, String> clientKeys, Limits limits, ShardContact contact) {
+        this.contact = contact;
         this.spotCheckEvery = spotCheckEvery;
         this.limits = limits;
         this.fixedKeys = clientKeys != null;
@@ -168,9 +172,9 @@ final class ShardAuditor implements AutoCloseable {
                 spotCheck();
             }
             sampleLag();
-            lastError = null;
+            contact.roundSucceeded();
         } catch (IOException | RuntimeException e) {
-            lastError = e.toString();
+            contact.failed(ShardContact.describe(e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -179,7 +183,7 @@ final class ShardAuditor implements AutoCloseable {
     /** A head must be this shard's, signed by the pinned server key (pinned now if this is the first contact). */
     private boolean checkHead(SignedHead head) throws IOException {
         if (head.shard() != shard) {
-            lastError = "the server at " + http.base() + " serves shard " + head.shard() + ", not " + shard;
+            contact.failed("the server at " + http.base() + " serves shard " + head.shard() + ", not " + shard);
             return false;
         }
         if (serverKey == null) {
@@ -540,8 +544,9 @@ final class ShardAuditor implements AutoCloseable {
         return halted;
     }
 
-    String lastError() {
-        return lastError;
+    /** When the shard last answered, whether that is too long ago, and the last error. */
+    ShardContact.Report contact() {
+        return contact.report(halted == null);
     }
 
     String url() {
