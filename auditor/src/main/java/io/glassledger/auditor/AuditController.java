@@ -54,7 +54,10 @@ class AuditController {
         }).subscribeOn(Schedulers.boundedElastic());
     }
 
-    /** Per shard: audited height, lag behind the head, the last verified signed head, violations, lag history. */
+    /**
+     * Per shard: audited height, lag behind the head, the last verified signed head, violations, lag history, and
+     * when the shard last answered. Not {@code ok} while a shard has a violation or is silent ({@link ShardContact}).
+     */
     @GetMapping("/status")
     Map<String, Object> status() {
         List<Map<String, Object>> out = new ArrayList<>();
@@ -70,12 +73,18 @@ class AuditController {
             m.put("blocksVerified", a.blocksVerified());
             m.put("writesVerified", a.writesApplied());
             m.put("halted", a.halted());
-            m.put("lastError", a.lastError());
+            ShardContact.Report c = a.contact();
+            m.put("lastHeardAtMillis", c.lastHeardAtMillis());
+            m.put("silentForMillis", c.silentForMillis());
+            m.put("silent", c.silent());
+            m.put("lastError", c.lastError());
+            m.put("lastErrorAtMillis", c.lastErrorAtMillis());
             m.put("violations", a.violations());
             m.put("lagHistory", a.lagSamples());
             out.add(m);
         }
-        return Map.of("shards", out, "ok", out.stream().allMatch(m -> m.get("halted") == null),
+        boolean ok = out.stream().allMatch(m -> m.get("halted") == null && !(Boolean) m.get("silent"));
+        return Map.of("shards", out, "ok", ok, "maxSilenceMillis", service.maxSilence().toMillis(),
                 "peersLastHeard", gossip.lastHeard(), "auditorKey", gossip.publicKey().hex(),
                 "auditsInFlight", maxAudits - audits.availablePermits());
     }

@@ -11,6 +11,8 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +22,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
 /** One {@link ShardAuditor} per shard of the configured cluster, each polled on its own thread. */
@@ -29,8 +32,15 @@ class AuditService {
 
     private final List<ShardAuditor> shards = new ArrayList<>();
     private final ScheduledExecutorService timer;
+    private final Duration maxSilence;
 
-    AuditService(AuditorProperties props, ObjectMapper json, MeterRegistry registry) {
+    /**
+     * @param clock what a shard's silence is measured by ({@link ShardContact}): a {@link Clock} bean (a test's),
+     *              else the system's
+     */
+    AuditService(AuditorProperties props, ObjectMapper json, MeterRegistry registry, ObjectProvider<Clock> clock) {
+        this.maxSilence = props.maxSilence();
+        Clock time = clock.getIfAvailable(Clock::systemUTC);
         List<List<URI>> urls = new ArrayList<>(props.shards().stream().map(List::of).toList());
         String pin = props.pin();
         if (props.cluster() != null) {
@@ -83,11 +93,12 @@ class AuditService {
             return t;
         });
         ShardAuditor.Limits limits = new ShardAuditor.Limits(timer, props.auditCatchUpInterval(),
-                java.time.Duration.ofSeconds(10), props.maxClientKeys(), props.replayWindow());
+                Duration.ofSeconds(10), props.maxClientKeys(), props.replayWindow());
         for (int i = 0; i < urls.size(); i++) {
-            ShardAuditor a = new ShardAuditor(i, new ShardHttp(urls.get(i), pin, props.apiKey(), json),
+            ShardContact contact = new ShardContact(time, props.maxSilence());
+            ShardAuditor a = new ShardAuditor(i, new ShardHttp(urls.get(i), pin, props.apiKey(), json, contact::heard),
                     props.dataDir().resolve("shard-" + i), json, violations, Math.max(1, props.spotCheckEvery()),
-                    clientKeys, limits);
+                    clientKeys, limits, contact);
             shards.add(a);
             String s = Integer.toString(i);
             FunctionCounter.builder("glassledger.auditor.blocks.verified", a, ShardAuditor::blocksVerified)
@@ -143,6 +154,11 @@ class AuditService {
 
     List<ShardAuditor> shards() {
         return shards;
+    }
+
+    /** {@code glassledger.auditor.max-silence}: how long a shard may go unheard before the auditor is not ready. */
+    Duration maxSilence() {
+        return maxSilence;
     }
 
     @PreDestroy

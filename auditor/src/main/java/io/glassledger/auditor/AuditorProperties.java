@@ -41,6 +41,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                     replay window (2 min) plus the longest delay from a commit to its block's seal. An id further
  *                     away, or one an earlier block carried, is a {@code replayed_transaction}; the auditor remembers
  *                     the ids of one window per shard.
+ * @param maxSilence   a shard that no replica has answered for longer than this (since the last answer, or since the
+ *                     start) makes the auditor's readiness DOWN and its status not {@code ok}: it is not being audited
  */
 @ConfigurationProperties("glassledger.auditor")
 public record AuditorProperties(@DefaultValue("auditor-data") Path dataDir, Path cluster,
@@ -56,7 +58,8 @@ public record AuditorProperties(@DefaultValue("auditor-data") Path dataDir, Path
                                 @DefaultValue("16") int maxConcurrentAudits,
                                 @DefaultValue("100000") int maxClientKeys,
                                 @DefaultValue("3m") Duration replayWindow,
-                                Path pinCertificate) {
+                                Path pinCertificate,
+                                @DefaultValue("60s") Duration maxSilence) {
     public AuditorProperties {
         shards = shards.stream().filter(u -> !u.toString().isBlank()).toList();
         peers = peers.stream().filter(u -> !u.toString().isBlank()).toList();
@@ -82,6 +85,9 @@ public record AuditorProperties(@DefaultValue("auditor-data") Path dataDir, Path
                 throw new IllegalArgumentException("glassledger.auditor.peer-keys: " + k + " is not a 32-byte "
                         + "Ed25519 public key in hex");
             }
+        }
+        if (maxSilence.isNegative() || maxSilence.isZero()) {
+            throw new IllegalArgumentException("glassledger.auditor.max-silence must be positive, not " + maxSilence);
         }
         if (maxConcurrentAudits < 1 || maxClientKeys < 1) {
             throw new IllegalArgumentException("glassledger.auditor.max-concurrent-audits and max-client-keys must "

@@ -23,7 +23,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,8 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * transactions are checked (signature, registered client key, this shard), their writes applied, and the resulting
  * block hash and digest compared with the shard's. The shard's signed head must then sign exactly the digest the
  * auditor computed. The first violation halts the shard's audit (the two histories can no longer be compared block
- * by block) and is kept as evidence. The server key is pinned at the first contact, in {@code state.json}, with the
- * last signed head verified, so a restart resumes where it stopped.
+ * by block) and is kept with its evidence ({@link ShardEvidence}). The server key is pinned at the first contact, in
+ * {@code state.json}, with the last signed head verified, so a restart resumes where it stopped.
  */
 final class ShardAuditor implements AutoCloseable {
     /** State kept across restarts. */
@@ -51,6 +50,7 @@ final class ShardAuditor implements AutoCloseable {
 
     final int shard;
     private final ShardHttp http;
+    private final ShardEvidence evidence;
     private final Path dir;
     private final ObjectMapper json;
     private final Violations violations;
@@ -60,7 +60,7 @@ final class ShardAuditor implements AutoCloseable {
     private volatile SignedHead lastHead;
     private volatile long serverHead = -1;
     private volatile String halted;
-    private volatile String lastError;
+    private final ShardContact contact;
     private final Map<Bytes, String> registered = new ConcurrentHashMap<>();
     private final boolean fixedKeys;
     private final AtomicLong blocksVerified = new AtomicLong();
@@ -90,9 +90,13 @@ final class ShardAuditor implements AutoCloseable {
                   java.time.Duration catchUpWait, int maxClientKeys, java.time.Duration replayWindow) {
     }
 
-    /** @param clientKeys the accepted client keys; null: those the shard lists, refreshed as new keys appear */
+    /**
+     * @param clientKeys the accepted client keys; null: those the shard lists, refreshed as new keys appear
+     * @param contact    when the shard last answered ({@code http} reports its answers there) and the last error
+     */
     ShardAuditor(int shard, ShardHttp http, Path dir, ObjectMapper json, Violations violations, int spotCheckEvery,
-                 Map<Bytes, String> clientKeys, Limits limits) {
+                 Map<Bytes, String> clientKeys, Limits limits, ShardContact contact) {
+        this.contact = contact;
         this.spotCheckEvery = spotCheckEvery;
         this.limits = limits;
         this.fixedKeys = clientKeys != null;
@@ -101,6 +105,7 @@ final class ShardAuditor implements AutoCloseable {
         }
         this.shard = shard;
         this.http = http;
+        this.evidence = new ShardEvidence(http, limits.replayWindow());
         this.dir = dir;
         this.json = json;
         this.violations = violations;
@@ -167,9 +172,9 @@ final class ShardAuditor implements AutoCloseable {
                 spotCheck();
             }
             sampleLag();
-            lastError = null;
+            contact.roundSucceeded();
         } catch (IOException | RuntimeException e) {
-            lastError = e.toString();
+            contact.failed(ShardContact.describe(e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -178,7 +183,7 @@ final class ShardAuditor implements AutoCloseable {
     /** A head must be this shard's, signed by the pinned server key (pinned now if this is the first contact). */
     private boolean checkHead(SignedHead head) throws IOException {
         if (head.shard() != shard) {
-            lastError = "the server at " + http.base() + " serves shard " + head.shard() + ", not " + shard;
+            contact.failed("the server at " + http.base() + " serves shard " + head.shard() + ", not " + shard);
             return false;
         }
         if (serverKey == null) {
@@ -267,7 +272,7 @@ final class ShardAuditor implements AutoCloseable {
             why = "block " + n + ", verified earlier, no longer decodes: " + e.getMessage();
         }
         if (why != null) {
-            Map<String, Object> ev = blockEvidence(dto);
+            Map<String, Object> ev = evidence.block(dto, serverKey);
             ev.put("auditorBlockHash", mine.hash().hex());
             ev.put("auditorDigest", Wire.digest(ledger.digest(n)));
             violation(n, "rewritten_block", why, ev);
@@ -294,7 +299,8 @@ final class ShardAuditor implements AutoCloseable {
                 txs.add(SignedTransaction.decode(Wire.requiredBytes("transactions", rec)));
             }
         } catch (RuntimeException e) {
-            violation(n, "bad_block", "block " + n + " does not decode: " + e.getMessage(), blockEvidence(dto));
+            violation(n, "bad_block", "block " + n + " does not decode: " + e.getMessage(),
+                    evidence.block(dto, serverKey));
             return;
         }
         if (!fixedKeys && txs.stream().anyMatch(t -> !registered.containsKey(t.tx().clientKey()))) {
@@ -307,17 +313,17 @@ final class ShardAuditor implements AutoCloseable {
             d = ledger.digest();
         }
         if (!o.ok()) {
-            Map<String, Object> ev = blockEvidence(dto);
+            Map<String, Object> ev = evidence.block(dto, serverKey);
             if (o.mine() != null) {
                 ev.put("auditorLowerRoot", o.mine().lowerRoot().hex());
                 ev.put("auditorBlockHash", o.mine().hash().hex());
             }
-            outcomeEvidence(n, o, ev);
+            evidence.outcome(n, o, ev);
             violation(n, o.kind(), o.detail(), ev);
             return;
         }
         if (dto.digest() != null && !d.equals(Wire.digest("digest", dto.digest()))) {
-            Map<String, Object> ev = blockEvidence(dto);
+            Map<String, Object> ev = evidence.block(dto, serverKey);
             ev.put("auditorDigest", Wire.digest(d));
             violation(n, "digest_mismatch", "block " + n + " re-executed gives digest " + d + "; the shard says "
                     + dto.digest().hash(), ev);
@@ -325,39 +331,6 @@ final class ShardAuditor implements AutoCloseable {
         }
         blocksVerified.incrementAndGet();
         writesApplied.addAndGet(o.writes());
-    }
-
-    /**
-     * What makes a replay or a stale read checkable offline ({@code ledger-cli evidence}): the transaction; for a
-     * replay, the earlier block that carried it with the shard's signed head of that block (or, outside the window,
-     * the window); for a stale read, the shard's own signed proof of the key's version in block n − 1.
-     */
-    private void outcomeEvidence(long n, BlockAudit.Outcome o, Map<String, Object> ev) {
-        if (o.txId() == null) {
-            return;
-        }
-        ev.put("txId", o.txId().hex());
-        try {
-            if ("replayed_transaction".equals(o.kind())) {
-                if (o.earlierBlock() == null) {
-                    ev.put("replayWindowMillis", limits.replayWindow().toMillis());
-                } else if (o.earlierBlock() != n) {
-                    Dto.BlockDto earlier = http.get("/v1/blocks/" + o.earlierBlock(), Dto.BlockDto.class);
-                    ev.put("earlierBlock", earlier);
-                    SignedHead h = Wire.signedHead("head", http.get("/v1/head?block=" + o.earlierBlock(),
-                            Dto.SignedHeadDto.class));
-                    ev.put("earlierSignedHead", Wire.signedHead(h));
-                }
-            } else if ("stale_read".equals(o.kind())) {
-                ev.put("key", Wire.b64(o.key()));
-                ev.put("priorState", http.post("/v1/proofs/keys", new Dto.ProveKeysRequest(
-                        List.of(Wire.b64(o.key())), n - 1), Dto.KeysProofDto.class));
-            }
-        } catch (IOException | RuntimeException e) {
-            ev.put("evidenceError", e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     private void refreshRegistrations() throws IOException, InterruptedException {
@@ -370,58 +343,6 @@ final class ShardAuditor implements AutoCloseable {
         for (Dto.ClientKeyDto c : listed) {
             registered.put(Bytes.fromHex(c.publicKey()), c.clientId());
         }
-    }
-
-    /**
-     * The shard's own signed head for {@code block}, as this auditor's upstream serves it: beside a contradicting
-     * head, two signatures by one key over one block number and two roots; beside a block, what ties the block's
-     * record to the shard's signature. Anyone can check either ({@code ledger-cli evidence}).
-     */
-    private void sameBlockHead(long block, Map<String, Object> ev) {
-        // Evidence is worth a retry: a transport failure (seen once: a request timed out right after the shard
-        // restarted) would leave a violation that the file alone cannot prove. A refusal is final.
-        for (int attempt = 1; attempt <= EVIDENCE_ATTEMPTS; attempt++) {
-            try {
-                SignedHead h = Wire.signedHead("head", http.get("/v1/head?block=" + block, Dto.SignedHeadDto.class));
-                h.verify(serverKey);
-                ev.put("shardSignedHead", Wire.signedHead(h));
-                ev.remove("shardSignedHeadError");
-                return;
-            } catch (ShardHttp.Refused | RuntimeException | VerificationException e) {
-                ev.put("shardSignedHeadError", e.toString());
-                return;
-            } catch (IOException e) {
-                ev.put("shardSignedHeadError", e.toString());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-    }
-
-    private static final int EVIDENCE_ATTEMPTS = 3;
-
-    /**
-     * The block as the shard served it, and the shard's signed head for that block, so that the block's record can
-     * be tied to the shard's signature.
-     */
-    private Map<String, Object> blockEvidence(Dto.BlockDto dto) {
-        Map<String, Object> ev = new LinkedHashMap<>();
-        ev.put("shardBlock", dto);
-        sameBlockHead(dto.number(), ev);
-        return ev;
-    }
-
-    /** A signed head off this auditor's history, beside what this auditor holds for the same block. */
-    private Map<String, Object> forkEvidence(String name, SignedHead other, Digest mine) {
-        Map<String, Object> ev = new LinkedHashMap<>();
-        ev.put(name, Wire.signedHead(other));
-        ev.put("auditorDigest", Wire.digest(mine));
-        if (lastHead != null) {
-            ev.put("auditorSignedHead", Wire.signedHead(lastHead));
-        }
-        sameBlockHead(other.digest().blockNo(), ev);
-        return ev;
     }
 
     /**
@@ -511,7 +432,8 @@ final class ShardAuditor implements AutoCloseable {
         }
         if (signed != null && signed.digest().equals(claimed)) {
             violation(claimed.blockNo(), "fork", "the shard signed digest " + claimed + " for a client; its history "
-                    + "as re-executed by this auditor has " + mine, forkEvidence("clientSignedHead", signed, mine));
+                    + "as re-executed by this auditor has " + mine,
+                    evidence.fork("clientSignedHead", signed, mine, lastHead, serverKey));
             return new AuditAnswer("fork", "shard " + shard + " showed this client a forked history: block "
                     + claimed.blockNo() + " is " + mine.root().hex() + " here", mine);
         }
@@ -550,7 +472,7 @@ final class ShardAuditor implements AutoCloseable {
         if (mine.equals(peer.digest())) {
             return null;
         }
-        Map<String, Object> ev = forkEvidence("peerSignedHead", peer, mine);
+        Map<String, Object> ev = evidence.fork("peerSignedHead", peer, mine, lastHead, serverKey);
         ev.put("peer", from.peer());
         ev.put("peerKey", from.key());
         ev.put("peerGossip", from.message());  // the peer's signed message: who reported the other head, provably
@@ -622,8 +544,9 @@ final class ShardAuditor implements AutoCloseable {
         return halted;
     }
 
-    String lastError() {
-        return lastError;
+    /** When the shard last answered, whether that is too long ago, and the last error. */
+    ShardContact.Report contact() {
+        return contact.report(halted == null);
     }
 
     String url() {

@@ -16,7 +16,8 @@ import java.util.List;
  * A replicated shard lists its replicas: the auditor reads from one of them and moves to the next when it does not
  * answer, is unavailable, or is not the leader for a route only the leader serves (what it reads, persisted blocks and
  * their signed heads, any replica serves, and verifies the same way: two replicas' different signed heads for one
- * block are a fork like any other).
+ * block are a fork like any other). Every answer 200, from any replica, is reported to the shard's
+ * {@link ShardContact}: it is what tells a live shard from a dead one.
  */
 final class ShardHttp {
     /** The shard answered with an error status. */
@@ -34,12 +35,11 @@ final class ShardHttp {
     private final String apiKey;
     private final HttpClient http;
     private final ObjectMapper json;
+    private final Runnable answered;
 
-    ShardHttp(URI base, String pin, String apiKey, ObjectMapper json) {
-        this(List.of(base), pin, apiKey, json);
-    }
-
-    ShardHttp(List<URI> replicas, String pin, String apiKey, ObjectMapper json) {
+    /** @param answered run on every answer 200 */
+    ShardHttp(List<URI> replicas, String pin, String apiKey, ObjectMapper json, Runnable answered) {
+        this.answered = answered;
         this.replicas = replicas.stream().map(u -> URI.create(u.toString().replaceAll("/+$", ""))).toList();
         this.apiKey = apiKey;
         this.json = json;
@@ -106,6 +106,7 @@ final class ShardHttp {
             throw new Refused(resp.statusCode(), req.method() + " " + path + " answered HTTP " + resp.statusCode()
                     + ": " + new String(resp.body(), StandardCharsets.UTF_8));
         }
+        answered.run();
         return resp.body();
     }
 }

@@ -51,6 +51,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * B reaches shards 1 and 2 through an operator who tampers with the blocks it serves: a transaction whose signed
  * write was altered (an unsigned write), and a block whose state is not what its transactions give (a value altered
  * in a new block). B catches each within seconds and keeps the evidence; A, seeing the honest blocks, stays green.
+ * While a shard is stopped, an auditor with a short {@code max-silence} stops saying it is ready.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AuditorIT {
@@ -61,6 +62,8 @@ class AuditorIT {
     private static final Map<String, String> PINS = new ConcurrentHashMap<>();
     /** Each auditor's base URL and its gossip key (made before it starts, so peers can list it). */
     private static final Map<String, String> GOSSIP_KEYS = new ConcurrentHashMap<>();
+    /** Auditor C's {@code max-silence}: how long a dead shard may go unnoticed. */
+    private static final Duration SILENCE = Duration.ofSeconds(2);
     private static Path root;
     private static Path dir;
     private static Properties cluster;
@@ -306,7 +309,9 @@ class AuditorIT {
             }
             int portC = freePorts(1);
             String urlC = auditorUrl(portC, dir.resolve("auditor-c"));
-            auditor(portC, dir.resolve("auditor-c"), fileC, auditorKey, urlA, "--glassledger.auditor.spot-check-every=1");
+            auditor(portC, dir.resolve("auditor-c"), fileC, auditorKey, urlA,
+                    "--glassledger.auditor.spot-check-every=1",
+                    "--glassledger.auditor.max-silence=" + SILENCE.toMillis() + "ms");
             long s1 = client.digest(1).blockNo();
             await().atMost(Duration.ofSeconds(60)).until(() -> status(urlC).get("shards").get(1).get("auditedBlock")
                     .asLong() >= s1);
@@ -323,15 +328,23 @@ class AuditorIT {
             // heads over that block; auditor A, following shard 2 directly, catches it, and the evidence proves it.
             client.head(2);
             Path engine = dir.resolve("shard-2").resolve("shard-2");
+            // Auditor C (max-silence 2 s) hears every shard it still audits (its shard 1 halted): ready.
+            await().atMost(Duration.ofSeconds(30)).until(() -> readiness(urlC).statusCode() == 200);
             long pid2 = Long.parseLong(Files.readString(dir.resolve("shard-2").resolve("server.pid")).trim());
+            long stopped2 = System.currentTimeMillis();
             ProcessHandle.of(pid2).ifPresent(ProcessHandle::destroy);
             await().atMost(Duration.ofSeconds(30)).until(() -> ProcessHandle.of(pid2).map(h -> !h.isAlive()).orElse(true));
+            long dead2 = System.currentTimeMillis();
             injectUnsignedWrite(engine);
+            double silenceSeconds = (shardSilentAndNotReady(urlC, 2, dead2) - stopped2) / 1e3;
             launcher("start", "--shards", "3", "--dir", dir.toString(), "--port",
                     Integer.toString(URI.create(cluster.getProperty("url.0")).getPort()));
             long t3 = System.nanoTime();
             await().atMost(Duration.ofSeconds(90)).until(() -> halted(urlA, 2) != null);
             double injectSeconds = (System.nanoTime() - t3) / 1e9;
+            await().atMost(Duration.ofSeconds(30)).until(() -> readiness(urlC).statusCode() == 200);
+            assertThat(status(urlC).get("shards").get(2).get("lastHeardAtMillis").asLong()).as("heard again")
+                    .isGreaterThan(dead2);
             assertThat(halted(urlA, 2)).startsWith("bad_signature");
             JsonNode injected = status(urlA).get("shards").get(2).get("violations").get(0);
             Path injectedEvidence = dir.resolve("injected-evidence.json");
@@ -342,8 +355,9 @@ class AuditorIT {
                     .as(injectedOut.toString()).isZero();
             assertThat(injectedOut).contains("UNSIGNED WRITE PROVEN");
             System.out.printf("auditors: tampering caught in %.1f s, the fork by gossip in %.1f s, rewritten old "
-                    + "blocks in %.1f s, a write the shard injected and signed in %.1f s; auditor A at blocks %s%n",
-                    seconds, forkSeconds, rewriteSeconds, injectSeconds,
+                    + "blocks in %.1f s, a write the shard injected and signed in %.1f s, auditor C not ready "
+                    + "%.1f s after a shard's stop (max-silence %d s); auditor A at blocks %s%n",
+                    seconds, forkSeconds, rewriteSeconds, injectSeconds, silenceSeconds, SILENCE.toSeconds(),
                     status(urlA).get("shards").findValuesAsText("auditedBlock"));
         }
     }
@@ -525,6 +539,42 @@ class AuditorIT {
             release.countDown();
             p0.rewrite = (path, body) -> null;
         }
+    }
+
+    /**
+     * Issue 30, item 6: the auditor at {@code url} must not vouch for a shard it cannot reach. Its shard's server is
+     * dead since {@code deadAt}: within {@link #SILENCE} (and a poll or two) its readiness is DOWN naming the shard,
+     * its liveness UP, its status not ok with the shard silent and its last error; its page says so.
+     *
+     * @return when readiness was seen DOWN (epoch millis)
+     */
+    private static long shardSilentAndNotReady(String url, int shard, long deadAt) throws Exception {
+        await().atMost(SILENCE.plusSeconds(5)).until(() -> readiness(url).statusCode() == 503);
+        long notReadyAt = System.currentTimeMillis();
+        HttpResponse<String> r = readiness(url);
+        JsonNode health = JSON.readTree(r.body());
+        assertThat(health.at("/components/shards/details/shards/" + shard + "/silent").asBoolean()).as(r.body())
+                .isTrue();
+        assertThat(http(url).send(HttpRequest.newBuilder(URI.create(url + "/actuator/health/liveness")).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode()).as("liveness").isEqualTo(200);
+        JsonNode status = status(url);
+        JsonNode s = status.get("shards").get(shard);
+        assertThat(status.get("ok").asBoolean()).isFalse();
+        assertThat(s.get("silent").asBoolean()).as(s.toString()).isTrue();
+        assertThat(s.get("silentForMillis").asLong()).isGreaterThan(SILENCE.toMillis());
+        assertThat(s.get("lastError").isTextual()).as(s.toString()).isTrue();
+        assertThat(s.get("lastErrorAtMillis").asLong()).as("an error since the shard died")
+                .isGreaterThanOrEqualTo(deadAt);
+        String page = browser(url + "/");
+        if (page != null) {
+            assertThat(page).contains("SILENT for");
+        }
+        return notReadyAt;
+    }
+
+    private static HttpResponse<String> readiness(String url) throws Exception {
+        return http(url).send(HttpRequest.newBuilder(URI.create(url + "/actuator/health/readiness")).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static HttpResponse<String> post(String url, String body) throws Exception {

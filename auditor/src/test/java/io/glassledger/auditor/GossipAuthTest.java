@@ -76,12 +76,16 @@ class GossipAuthTest {
         }
     }
 
-    /** A shard that answers every request 503, counting {@code GET /v1/head}, and can hold them until released. */
+    /**
+     * A shard that answers every request 503 (or {@link #status}, always with a body that is no signed head), counting
+     * {@code GET /v1/head}, and can hold them until released.
+     */
     static final class StubShard implements AutoCloseable {
         final HttpsServer server;
         final String pin;
         final AtomicInteger heads = new AtomicInteger();
         volatile CountDownLatch hold = new CountDownLatch(0);
+        volatile int status = 503;
 
         StubShard(Path tls) throws Exception {
             var ks = SelfSignedCertificate.loadOrCreate(tls);
@@ -107,7 +111,7 @@ class GossipAuthTest {
                     }
                 }
                 byte[] body = "{\"code\":\"unavailable\"}".getBytes();
-                ex.sendResponseHeaders(503, body.length);
+                ex.sendResponseHeaders(status, body.length);
                 ex.getResponseBody().write(body);
                 ex.close();
             });
