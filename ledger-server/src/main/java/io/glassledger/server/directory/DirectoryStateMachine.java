@@ -118,22 +118,33 @@ final class DirectoryStateMachine extends BaseStateMachine {
      * Only cluster members propose: an entry not sealed with the peer key never reaches the log. Nor does an entry
      * already applied, or already on its way to the log through this leader (a captured entry sent again): the
      * directory's log is never purged, so a replay would grow it, and every member would rewrite its state for it.
+     * A refusal is the transaction's exception, not a thrown one: Ratis then answers the request with it (a
+     * StateMachineException) and completes the request's retry-cache entry. A thrown one escapes Ratis's write path
+     * with that entry still pending, so the sender's client sees its stream fail, and every retry of the request (the
+     * same call id) waits on the pending entry until it times out.
      */
     @Override
     public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+        String refusal = refusal(request.getMessage().getContent().toByteArray());
+        TransactionContext trx = super.startTransaction(request);
+        return refusal == null ? trx : trx.setException(new IOException("refused: " + refusal));
+    }
+
+    /** Why an entry a client proposes is refused, or null (it is then recorded as proposed). */
+    private String refusal(byte[] data) {
         DirectoryEntry e;
         try {
-            e = DirectoryEntry.decode(request.getMessage().getContent().toByteArray(), peerKey);
+            e = DirectoryEntry.decode(data, peerKey);
         } catch (MalformedException x) {
-            throw new IOException("refused: " + x.getMessage());
+            return x.getMessage();
         }
         String id = e.id().hex();
         synchronized (this) {
             if (appliedIds.contains(id) || !proposed.add(id)) {
-                throw new IOException("refused: entry " + id + " is already in the directory's log");
+                return "entry " + id + " is already in the directory's log";
             }
         }
-        return super.startTransaction(request);
+        return null;
     }
 
     @Override

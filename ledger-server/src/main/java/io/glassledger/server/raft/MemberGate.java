@@ -114,8 +114,9 @@ public final class MemberGate implements ServerInterceptor {
                 if (why != null) {
                     closed = true;
                     noteRefusal(call, method + ": " + why);
-                    // Thrown, not call.close(): Ratis may be answering on this stream from another thread; gRPC
-                    // cancels the stream for a listener that throws, which is safe against that.
+                    // Thrown, not call.close(): Ratis may be answering on this stream from another thread. The
+                    // TransmitStatusRuntimeExceptionInterceptor MemberTls puts outside the gate closes the call with
+                    // this status, serialized against those answers.
                     throw Status.PERMISSION_DENIED.withDescription(why).asRuntimeException();
                 }
                 if (message instanceof AppendEntriesRequestProto) {

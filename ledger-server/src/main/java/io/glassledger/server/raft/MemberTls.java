@@ -18,6 +18,7 @@ import javax.net.ssl.KeyManager;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.apache.ratis.thirdparty.io.grpc.util.TransmitStatusRuntimeExceptionInterceptor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.web.ServerProperties;
 import org.springframework.boot.ssl.SslBundle;
@@ -87,13 +88,18 @@ public class MemberTls {
 
     /**
      * Ratis parameters for a server or client of this member: mutual TLS on the server, admin and client sides, and,
-     * for a server, {@code gate} on every incoming call.
+     * for a server, {@code gate} on every incoming call (whose refusals reach the caller as {@code PERMISSION_DENIED}).
      */
     public Parameters parameters(MemberGate gate) {
         Parameters p = new Parameters();
         GrpcConfigKeys.TLS.setConf(p, tls);
         if (gate != null) {
-            GrpcConfigKeys.Server.setServicesCustomizer(p, (builder, types) -> builder.intercept(gate));
+            // Interceptors run last-added first: gRPC's TransmitStatusRuntimeExceptionInterceptor wraps the gate, so a
+            // refusal the gate throws closes the call with its own status (PERMISSION_DENIED), on a call it serializes
+            // against Ratis's answers. Without it gRPC cancels the call as UNKNOWN ("Application error processing
+            // RPC") and logs the refusal again with its stack trace, once per refused message, past the gate's limit.
+            GrpcConfigKeys.Server.setServicesCustomizer(p, (builder, types) -> builder.intercept(gate)
+                    .intercept(TransmitStatusRuntimeExceptionInterceptor.instance()));
         }
         return p;
     }
