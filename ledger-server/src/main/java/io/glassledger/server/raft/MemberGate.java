@@ -156,7 +156,11 @@ public final class MemberGate implements ServerInterceptor {
         if (m instanceof AppendEntriesRequestProto a) {
             for (LogEntryProto e : a.getEntriesList()) {
                 if (e.hasStateMachineLogEntry()) {
-                    String why = entryCheck.refusal(e.getStateMachineLogEntry().getLogData());
+                    // Ratis's apply loop fails on an entry whose client id is not 16 bytes, before the state machine
+                    // could quarantine it.
+                    String why = e.getStateMachineLogEntry().getClientId().size() != 16 ? "a client id of "
+                            + e.getStateMachineLogEntry().getClientId().size() + " bytes, not 16"
+                            : entryCheck.refusal(e.getStateMachineLogEntry().getLogData());
                     if (why != null) {
                         return "entry " + e.getIndex() + " (term " + e.getTerm() + ") from '"
                                 + printable(from.toString()) + "' refused: " + why;

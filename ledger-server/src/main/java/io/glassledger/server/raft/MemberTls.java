@@ -91,6 +91,11 @@ public class MemberTls {
      * for a server, {@code gate} on every incoming call (whose refusals reach the caller as {@code PERMISSION_DENIED}).
      */
     public Parameters parameters(MemberGate gate) {
+        return parameters(tls, gate);
+    }
+
+    /** As {@link #parameters(MemberGate)}, with {@code tls} (a group's own identity, {@link GroupIdentity}). */
+    public static Parameters parameters(GrpcTlsConfig tls, MemberGate gate) {
         Parameters p = new Parameters();
         GrpcConfigKeys.TLS.setConf(p, tls);
         if (gate != null) {

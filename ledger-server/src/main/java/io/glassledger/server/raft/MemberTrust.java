@@ -25,15 +25,27 @@ import javax.net.ssl.X509ExtendedTrustManager;
 public final class MemberTrust extends X509ExtendedTrustManager {
     private final List<X509Certificate> trusted;
     private final Set<TrustAnchor> anchors = new HashSet<>();
+    private final byte[] trustedKey;
 
     public MemberTrust(List<X509Certificate> trusted) {
         if (trusted.isEmpty()) {
             throw new IllegalArgumentException("no certificate to trust for cluster members");
         }
         this.trusted = List.copyOf(trusted);
+        this.trustedKey = null;
         for (X509Certificate c : trusted) {
             anchors.add(new TrustAnchor(c, null));
         }
+    }
+
+    private MemberTrust(java.security.PublicKey key) {
+        this.trusted = List.of();
+        this.trustedKey = key.getEncoded();
+    }
+
+    /** Trusts exactly a certificate for {@code key}, whoever issued it (a group's derived identity). */
+    public static MemberTrust ofKey(java.security.PublicKey key) {
+        return new MemberTrust(key);
     }
 
     /** Throws unless {@code chain} is a member's: its first certificate trusted itself, or issued by a trusted one. */
@@ -43,6 +55,13 @@ public final class MemberTrust extends X509ExtendedTrustManager {
         }
         X509Certificate leaf = chain[0];
         leaf.checkValidity();
+        if (trustedKey != null) {
+            if (!java.security.MessageDigest.isEqual(trustedKey, leaf.getPublicKey().getEncoded())) {
+                throw new CertificateException("the certificate " + leaf.getSubjectX500Principal() + " is not for "
+                        + "this group's key: only the group's members may connect");
+            }
+            return;
+        }
         if (trusted.contains(leaf)) {
             return;
         }

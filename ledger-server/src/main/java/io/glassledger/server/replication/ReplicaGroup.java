@@ -64,7 +64,7 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    private final io.glassledger.server.raft.MemberTls tls;
+    private final org.apache.ratis.grpc.GrpcTlsConfig tls;
     private final LogSeal seal;
     private final Quarantine quarantine;
     private final io.glassledger.server.raft.MemberGate gate;
@@ -78,7 +78,7 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
      */
     public ReplicaGroup(LedgerProperties.Replication cfg, EngineConfig engineCfg, Path raftDir,
                         io.glassledger.server.auth.AuthStore auth, Consumer<TxnEngine> onEngine,
-                        io.glassledger.server.raft.MemberTls tls, LogSeal seal) {
+                        org.apache.ratis.grpc.GrpcTlsConfig tls, LogSeal seal) {
         this.cfg = cfg;
         this.tls = tls;
         this.seal = seal;
@@ -153,7 +153,7 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
             // votes until the leader's configuration change reaches it (after that, its log holds the group).
             RaftGroup initial = cfg.join() && !formatted ? RaftGroup.valueOf(group.getGroupId()) : group;
             RaftServer s = RaftServer.newBuilder().setServerId(self).setGroup(initial).setStateMachine(m)
-                    .setProperties(p).setParameters(tls.parameters(gate)).setOption(formatted ? RaftStorage.StartupOption.RECOVER
+                    .setProperties(p).setParameters(io.glassledger.server.raft.MemberTls.parameters(tls, gate)).setOption(formatted ? RaftStorage.StartupOption.RECOVER
                             : RaftStorage.StartupOption.FORMAT).build();
             // Known before it starts: its gate asks it who the members are as soon as peers call.
             this.server = s;

@@ -54,8 +54,7 @@ public class Shard {
      *                       production
      */
     public Shard(LedgerProperties props, ObjectProvider<StoreDecorator> storeDecorator,
-                 io.glassledger.server.auth.AuthStore auth,
-                 ObjectProvider<io.glassledger.server.raft.MemberTls> memberTls) {
+                 io.glassledger.server.auth.AuthStore auth) {
         Path data = props.dataDir();
         try {
             Files.createDirectories(data);
@@ -75,7 +74,9 @@ public class Shard {
             // One replica of a Raft group: the engine opens inside Ratis's state machine, and reopens there after a
             // snapshot install or a lost leadership; every engine it opens is announced here.
             this.replicas = new io.glassledger.server.replication.ReplicaGroup(props.replication(), cfg,
-                    data.resolve("raft-" + props.shard()), auth, this::engineOpened, memberTls.getObject(),
+                    data.resolve("raft-" + props.shard()), auth, this::engineOpened,
+                    // The shard's Raft port takes only holders of the shard's signing key: its replicas.
+                    io.glassledger.server.raft.GroupIdentity.tls(serverKey.seed(), "shard " + props.shard()),
                     io.glassledger.server.replication.LogSeal.of(serverKey, props.shard()));
             replicas.start();
             try {

@@ -30,7 +30,8 @@ class MemberGateTest {
         long index = 1;
         for (byte[] e : entries) {
             b.addEntries(LogEntryProto.newBuilder().setTerm(99).setIndex(index++).setStateMachineLogEntry(
-                    StateMachineLogEntryProto.newBuilder().setLogData(ByteString.copyFrom(e))));
+                    StateMachineLogEntryProto.newBuilder().setLogData(ByteString.copyFrom(e))
+                            .setClientId(ByteString.copyFrom(new byte[16]))));
         }
         return b.build();
     }
@@ -48,6 +49,17 @@ class MemberGateTest {
         String why = gate.refusal(append("r0", new byte[] {2, 9}, new byte[] {(byte) 222, 0, 0, 0, 0, 0, 0, 0}));
         assertNotNull(why);
         assertTrue(why.contains("entry 2") && why.contains("not sealed"), why);
+    }
+
+    @Test
+    void refusal_anEntryWithoutA16ByteClientId_isRefused() {
+        AppendEntriesRequestProto a = AppendEntriesRequestProto.newBuilder().setServerRequest(from("r0"))
+                .addEntries(LogEntryProto.newBuilder().setTerm(1).setIndex(1).setStateMachineLogEntry(
+                        StateMachineLogEntryProto.newBuilder().setLogData(ByteString.copyFrom(new byte[] {2, 1}))))
+                .build();
+        String why = gate.refusal(a);
+        assertNotNull(why);
+        assertTrue(why.contains("client id"), why);
     }
 
     @Test

@@ -83,7 +83,7 @@ final class RaftProbe {
      * @param tls  Ratis's TLS configuration for its client, or null for plaintext
      * @param keys the client certificate's key manager, or null for none
      */
-    record Wire(String name, GrpcTlsConfig tls, KeyManager keys, PinnedTrustManager trust) {
+    record Wire(String name, GrpcTlsConfig tls, KeyManager keys, javax.net.ssl.TrustManager trust) {
         @Override
         public String toString() {
             return name;
@@ -118,6 +118,18 @@ final class RaftProbe {
         KeyManager km = kmf.getKeyManagers()[0];
         PinnedTrustManager trust = new PinnedTrustManager(pin);
         return new Wire("TLS with the member certificate", new GrpcTlsConfig(km, trust, true), km, trust);
+    }
+
+    /**
+     * TLS with the shard's own Raft identity, which its replicas derive from the shard's signing key
+     * ({@code <cluster dir>/shard-0.key}, the seed in hex): what a replica of the shard presents on its Raft port.
+     */
+    static Wire shardMember(Path clusterDir) throws Exception {
+        byte[] seed = java.util.HexFormat.of().parseHex(Files.readString(clusterDir.resolve("shard-0.key"),
+                StandardCharsets.UTF_8).trim());
+        GrpcTlsConfig t = io.glassledger.server.raft.GroupIdentity.tls(seed, "shard 0");
+        return new Wire("TLS with the shard's key", t, t.getKeyManager().getKeyManager(),
+                t.getTrustManager().getTrustManager());
     }
 
     /** A peer of a group at {@code address}. */
