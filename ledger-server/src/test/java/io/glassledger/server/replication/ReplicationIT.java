@@ -95,7 +95,10 @@ class ReplicationIT {
                 });
             }
             List<Thread> writers = new ArrayList<>();
-            long until = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
+            // Bounded, and long enough for every step below on a busy 2-core machine: a writer stopping on its
+            // bound before the last step leaves that step no commits to see.
+            long until = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+            long t0 = System.nanoTime();
             for (int t = 0; t < 4; t++) {
                 int w = t;
                 Thread th = new Thread(() -> {
@@ -131,12 +134,15 @@ class ReplicationIT {
             await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
                     .until(() -> ackTimes.stream().anyMatch(t -> t[0] > killedAt));
             long resumed = ackTimes.stream().filter(t -> t[0] > killedAt).mapToLong(t -> t[1]).min().orElseThrow();
-            System.out.printf("ReplicationIT: writes resumed %d ms after the leader (replica %d) was killed%n",
-                    TimeUnit.NANOSECONDS.toMillis(resumed - killedAt), leader);
+            System.out.printf("ReplicationIT [%d s]: writes resumed %d ms after the leader (replica %d) was killed%n",
+                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), TimeUnit.NANOSECONDS.toMillis(resumed - killedAt),
+                    leader);
             int newLeader = shard.awaitLeader();
             assertThat(newLeader).isNotEqualTo(leader);
             shard.start();
             shard.awaitCaughtUp(leader);
+            System.out.printf("ReplicationIT [%d s]: replica %d caught up%n",
+                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), leader);
             assertThat(shard.isLeader(leader)).as("the old leader rejoins as a follower").isFalse();
 
             // 2. A follower dies; commits go on.
@@ -145,10 +151,13 @@ class ReplicationIT {
             shard.kill9(follower);
             long killed = acked.size();
             await().atMost(Duration.ofSeconds(30)).until(() -> acked.size() >= killed + 50);
-            System.out.printf("ReplicationIT: %d commits before follower %d died, %d more since%n", before,
+            System.out.printf("ReplicationIT [%d s]: %d commits before follower %d died, %d more since%n",
+                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), before,
                     follower, acked.size() - killed);
             shard.start();
             shard.awaitCaughtUp(follower);
+            System.out.printf("ReplicationIT [%d s]: replica %d caught up%n",
+                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), follower);
 
             // 3. A follower's disk is wiped (not replica 0, whose directory the launcher copies the certificate and
             // keys from); it rejoins through a snapshot of the leader.
@@ -162,6 +171,8 @@ class ReplicationIT {
             await().atMost(Duration.ofSeconds(60)).until(() -> acked.size() >= atWipe + 300);
             shard.start();
             shard.awaitCaughtUp(wiped);
+            System.out.printf("ReplicationIT [%d s]: replica %d caught up%n",
+                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), wiped);
             assertThat(Files.readString(shard.memberDir(wiped).resolve("console.log")))
                     .as("the wiped replica installed the leader's snapshot").contains("installing the leader's snapshot");
 
@@ -184,8 +195,8 @@ class ReplicationIT {
                 int i = b.indexOf("\"block\":");
                 return Long.parseLong(b.substring(i + 8, b.indexOf(',', i))) >= leaderHead - 2;
             });
-            System.out.printf("ReplicationIT: replica r3 added and caught up; %d commits meanwhile%n",
-                    acked.size() - atAdd);
+            System.out.printf("ReplicationIT [%d s]: replica r3 added and caught up; %d commits meanwhile%n",
+                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), acked.size() - atAdd);
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> shard.ready(3));
             int l5 = shard.awaitLeader();
             HttpResponse<byte[]> removed = shard.postAdmin(shard.urls.get(l5), "/v1/admin/replicas/remove",
