@@ -28,6 +28,13 @@ final class RawTls {
      * trust, so the certificate is not checked.
      */
     static SSLSocket tls(int port) throws Exception {
+        SSLSocket s = (SSLSocket) trustAll().getSocketFactory().createSocket(tcp(port), "127.0.0.1", port, true);
+        s.startHandshake();
+        return s;
+    }
+
+    /** A TLS context that checks no certificate. */
+    static SSLContext trustAll() throws Exception {
         SSLContext ctx = SSLContext.getInstance("TLS");
         ctx.init(null, new TrustManager[] {new X509TrustManager() {
             @Override
@@ -43,9 +50,7 @@ final class RawTls {
                 return new X509Certificate[0];
             }
         }}, null);
-        SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket(tcp(port), "127.0.0.1", port, true);
-        s.startHandshake();
-        return s;
+        return ctx;
     }
 
     /**

@@ -19,9 +19,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.web.embedded.netty.NettyServerCustomizer;
+import org.springframework.boot.web.embedded.netty.NettyReactiveWebServerFactory;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
+import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
 import reactor.netty.NettyPipeline;
+import reactor.netty.http.Http2SettingsSpec;
 import reactor.netty.http.server.HttpServer;
 
 /**
@@ -33,10 +36,13 @@ import reactor.netty.http.server.HttpServer;
  * timeouts only start after the headers, so they leave a slowloris client alone). HTTP/2 frames are decoded whole;
  * an HTTP/2 connection is bounded by the idle timeout, the stream bound and the cap.
  *
+ * <p>It customises the server last ({@link Ordered#LOWEST_PRECEDENCE}): Spring Boot's own customiser replaces
+ * Reactor Netty's whole HTTP/2 settings to set the header list size, which left the stream bound at Netty's 100.
+ *
  * <p>Threading: each handler belongs to one channel and runs on its event loop; only the counters are shared.
  */
 @Component
-class ConnectionGuard implements NettyServerCustomizer {
+class ConnectionGuard implements WebServerFactoryCustomizer<NettyReactiveWebServerFactory>, Ordered {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionGuard.class);
     private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
     static final String GUARD = "glassledger.connectionGuard";
@@ -108,9 +114,19 @@ class ConnectionGuard implements NettyServerCustomizer {
     }
 
     @Override
-    public HttpServer apply(HttpServer server) {
+    public int getOrder() {
+        return Ordered.LOWEST_PRECEDENCE;
+    }
+
+    @Override
+    public void customize(NettyReactiveWebServerFactory factory) {
+        factory.addServerCustomizers(this::apply);
+    }
+
+    HttpServer apply(HttpServer server) {
+        Http2SettingsSpec h2 = server.configuration().http2SettingsSpec();
         return server.idleTimeout(props.idleTimeout()).requestTimeout(props.requestTimeout())
-                .http2Settings(h2 -> h2.maxConcurrentStreams(props.maxStreams()))
+                .http2Settings(b -> keep(h2, b).maxConcurrentStreams(props.maxStreams()))
                 .doOnChannelInit((observer, channel, remote) -> {
                     if (channel instanceof io.netty.handler.codec.http2.Http2StreamChannel) {
                         if (channel.pipeline().get(STREAM_ERRORS) == null) {
@@ -126,6 +142,34 @@ class ConnectionGuard implements NettyServerCustomizer {
                         channel.pipeline().addAfter(NettyPipeline.SslHandler, TLS_ERRORS, new QuietErrors.Connection());
                     }
                 });
+    }
+
+    /**
+     * Reactor Netty's {@code http2Settings} replaces all settings: what earlier customisers set (Spring Boot's
+     * header list size) is carried over.
+     */
+    static Http2SettingsSpec.Builder keep(Http2SettingsSpec old, Http2SettingsSpec.Builder b) {
+        if (old == null) {
+            return b;
+        }
+        java.util.Optional.ofNullable(old.connectProtocolEnabled()).ifPresent(b::connectProtocolEnabled);
+        java.util.Optional.ofNullable(old.headerTableSize()).ifPresent(b::headerTableSize);
+        java.util.Optional.ofNullable(old.initialWindowSize()).ifPresent(b::initialWindowSize);
+        java.util.Optional.ofNullable(old.maxConcurrentStreams()).ifPresent(b::maxConcurrentStreams);
+        java.util.Optional.ofNullable(old.maxFrameSize()).ifPresent(b::maxFrameSize);
+        java.util.Optional.ofNullable(old.maxHeaderListSize()).ifPresent(b::maxHeaderListSize);
+        java.util.Optional.ofNullable(old.maxStreams()).ifPresent(b::maxStreams);
+        java.util.Optional.ofNullable(old.pingAckDropThreshold()).ifPresent(b::pingAckDropThreshold);
+        java.util.Optional.ofNullable(old.pingAckTimeout()).ifPresent(b::pingAckTimeout);
+        if (old.maxDecodedRstFramesPerWindow() != null && old.maxDecodedRstFramesSecondsPerWindow() != null) {
+            b.maxDecodedRstFramesPerWindow(old.maxDecodedRstFramesPerWindow(),
+                    old.maxDecodedRstFramesSecondsPerWindow());
+        }
+        if (old.maxEncodedRstFramesPerWindow() != null && old.maxEncodedRstFramesSecondsPerWindow() != null) {
+            b.maxEncodedRstFramesPerWindow(old.maxEncodedRstFramesPerWindow(),
+                    old.maxEncodedRstFramesSecondsPerWindow());
+        }
+        return b;
     }
 
     private void refuse() {
