@@ -76,15 +76,27 @@ final class RawH2 implements AutoCloseable {
 
     /** A GET without a body on {@code stream} (odd, increasing). */
     void get(int stream, String path, String apiKey) throws IOException {
+        request(stream, 2, path, apiKey, true);  // :method GET (static table index 2)
+    }
+
+    /** The headers of a JSON POST whose body is still to come: the request stays in progress. */
+    void postHeaders(int stream, String path, String apiKey) throws IOException {
+        request(stream, 3, path, apiKey, false);  // :method POST (index 3)
+    }
+
+    private void request(int stream, int method, String path, String apiKey, boolean end) throws IOException {
         java.io.ByteArrayOutputStream h = new java.io.ByteArrayOutputStream();
-        literal(h, 2, "GET");        // :method (static table index 2)
+        h.write(0x80 | method);      // indexed: the method
         literal(h, 7, "https");      // :scheme
         literal(h, 4, path);         // :path
         literal(h, 1, "127.0.0.1:" + port);  // :authority
         if (apiKey != null) {
             literal(h, 23, "Bearer " + apiKey);  // authorization
         }
-        frame(HEADERS, END_STREAM | END_HEADERS, stream, h.toByteArray());
+        if (!end) {
+            literal(h, 31, "application/json");  // content-type
+        }
+        frame(HEADERS, END_HEADERS | (end ? END_STREAM : 0), stream, h.toByteArray());
     }
 
     void windowUpdate(int stream, int increment) throws IOException {

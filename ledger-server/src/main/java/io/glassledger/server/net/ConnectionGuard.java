@@ -49,7 +49,7 @@ class ConnectionGuard implements WebServerFactoryCustomizer<NettyReactiveWebServ
     static final String REQUEST_HEAD = "glassledger.requestHead";
     static final String REQUEST_SEEN = "glassledger.requestSeen";
     static final String TLS_ERRORS = "glassledger.tlsErrors";
-    static final String STREAM_ERRORS = "glassledger.streamErrors";
+    static final String H2_ERRORS = "glassledger.http2Errors";
 
     private final ConnectionProperties props;
     private final int cap;
@@ -128,12 +128,6 @@ class ConnectionGuard implements WebServerFactoryCustomizer<NettyReactiveWebServ
         return server.idleTimeout(props.idleTimeout()).requestTimeout(props.requestTimeout())
                 .http2Settings(b -> keep(h2, b).maxConcurrentStreams(props.maxStreams()))
                 .doOnChannelInit((observer, channel, remote) -> {
-                    if (channel instanceof io.netty.handler.codec.http2.Http2StreamChannel) {
-                        if (channel.pipeline().get(STREAM_ERRORS) == null) {
-                            channel.pipeline().addFirst(STREAM_ERRORS, new QuietErrors.Stream());
-                        }
-                        return;
-                    }
                     if (channel.parent() == null || channel.pipeline().get(GUARD) != null) {
                         return;  // only accepted connections
                     }
@@ -272,7 +266,13 @@ class ConnectionGuard implements WebServerFactoryCustomizer<NettyReactiveWebServ
                     }
                     watching = true;
                 } else if (codec != null || ctx.pipeline().get(NettyPipeline.H2MultiplexHandler) != null) {
-                    ctx.pipeline().remove(this);  // HTTP/2
+                    // HTTP/2, set up by ALPN before the first frame is read. Reactor Netty calls no channel
+                    // initialiser of ours on its streams, so peers' protocol errors are caught on the connection.
+                    if (ctx.pipeline().get(NettyPipeline.H2MultiplexHandler) != null) {
+                        ctx.pipeline().addBefore(NettyPipeline.H2MultiplexHandler, H2_ERRORS,
+                                new QuietErrors.Http2Peer());
+                    }
+                    ctx.pipeline().remove(this);
                     ctx.fireChannelRead(msg);
                     return;
                 }
