@@ -92,7 +92,7 @@ def test_each_shard_is_its_own_statefulset():
         assert spread["topologyKey"] == "topology.kubernetes.io/zone"
         assert spread["whenUnsatisfiable"] == "ScheduleAnyway"
         ports = {p["name"]: p["containerPort"] for p in pod["containers"][0]["ports"]}
-        assert ports == {"https": 8443, "raft": 9600, "directory": 9700}
+        assert ports == {"https": 8443, "management": 8444, "raft": 9600, "directory": 9700}
 
 
 def test_one_headless_service_per_shard():
@@ -123,7 +123,8 @@ def test_a_pdb_per_shard_with_max_unavailable_1():
 
 def expected_server_env(n, r, s, fullname=F):
     """The contract, written out independently of the templates."""
-    env = [("POD_NAME", None), ("GLASSLEDGER_SHARD", str(s)), ("GLASSLEDGER_CLUSTER_SHARDS", str(n))]
+    env = [("POD_NAME", None), ("GLASSLEDGER_SHARD", str(s)), ("GLASSLEDGER_CLUSTER_SHARDS", str(n)),
+           ("MANAGEMENT_SERVER_PORT", "8444")]
     if n * r > 1:
         env.append(("GLASSLEDGER_CLUSTER_PEERS", ",".join(
             "|".join("https://%s:8443" % host(i, k, fullname) for k in range(r)) for i in range(n))))
@@ -171,7 +172,7 @@ def test_env_wiring_1x1_has_no_peers():
         ("JAVA_TOOL_OPTIONS", "-XX:MaxRAMPercentage=70"),
     ]
     pod = one(RENDERS["1x1"], "StatefulSet", F + "-s0")["spec"]["template"]["spec"]
-    assert [p["name"] for p in pod["containers"][0]["ports"]] == ["https"]
+    assert [p["name"] for p in pod["containers"][0]["ports"]] == ["https", "management"]
     assert [p["name"] for p in one(RENDERS["1x1"], "Service", F + "-s0")["spec"]["ports"]] == ["https"]
     items = [v for v in pod["volumes"] if v["name"] == "secrets"][0]["secret"]["items"]
     assert "glassledger.cluster.peer-key" not in [i["key"] for i in items]
@@ -304,11 +305,15 @@ def test_pods_are_locked_down(key):
                     assert m.get("readOnly") is True, m
             port = 8443 if c["name"] == "server" else 8480
             assert [p["containerPort"] for p in c["ports"] if p["name"] == "https"] == [port]
+            # A server's probes on its management port, which the API's connections cannot exhaust.
+            probed = "management" if c["name"] == "server" else "https"
+            if c["name"] == "server":
+                assert [p["containerPort"] for p in c["ports"] if p["name"] == "management"] == [8444]
             for probe, path in (("startupProbe", "/actuator/health/liveness"),
                                 ("livenessProbe", "/actuator/health/liveness"),
                                 ("readinessProbe", "/actuator/health/readiness")):
                 get = c[probe]["httpGet"]
-                assert (get["path"], get["port"], get["scheme"]) == (path, "https", "HTTPS"), (name, probe)
+                assert (get["path"], get["port"], get["scheme"]) == (path, probed, "HTTPS"), (name, probe)
             assert c["startupProbe"]["failureThreshold"] * c["startupProbe"]["periodSeconds"] >= 300
             assert c["image"] == "glassledger:0.1.0-SNAPSHOT"
 
@@ -399,19 +404,27 @@ def test_secrets_are_a_config_tree():
 def test_service_monitor_and_network_policy():
     sm = one(RENDERS["3x3"], "ServiceMonitor", F)["spec"]
     [ep] = sm["endpoints"]
-    assert (ep["port"], ep["path"], ep["scheme"]) == ("https", "/actuator/prometheus", "https")
+    assert (ep["port"], ep["path"], ep["scheme"]) == ("management", "/actuator/prometheus", "https")
     assert ep["bearerTokenSecret"] == {"name": F + "-secrets", "key": "glassledger.auth.auditor-key"}
     assert ep["tlsConfig"] == {"insecureSkipVerify": True}
-    assert sm["selector"]["matchLabels"]["glassledger.io/service"] == "client"
+    # The management ports through a headless Service of their own, never the client Service (maybe a LoadBalancer).
+    assert sm["selector"]["matchLabels"]["glassledger.io/service"] == "management"
+    management = one(RENDERS["3x3"], "Service", F + "-management")
+    assert all(management["metadata"]["labels"].get(k) == v for k, v in sm["selector"]["matchLabels"].items())
+    assert management["spec"]["clusterIP"] == "None"
+    assert [(p["name"], p["port"], p["targetPort"]) for p in management["spec"]["ports"]] == \
+        [("management", 8444, "management")]
     client = one(RENDERS["3x3"], "Service", F)
-    assert all(client["metadata"]["labels"].get(k) == v for k, v in sm["selector"]["matchLabels"].items())
+    assert not all(client["metadata"]["labels"].get(k) == v for k, v in sm["selector"]["matchLabels"].items())
     assert one(RENDERS["2x1"], "ServiceMonitor", "gl")["spec"]["endpoints"][0]["tlsConfig"]["ca"] == \
         {"secret": {"name": "gl-tls", "key": "ca.crt"}}
 
     server = one(RENDERS["3x3"], "NetworkPolicy", F + "-server")["spec"]
-    https, peers = server["ingress"]
+    https, management, peers = server["ingress"]
     assert [p["port"] for p in https["ports"]] == [8443]
     assert {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "apps"}}} in https["from"]
+    assert [p["port"] for p in management["ports"]] == [8444]
+    assert management["from"] == [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}]
     assert [p["port"] for p in peers["ports"]] == [9600, 9700]
     [only] = peers["from"]
     assert only["podSelector"]["matchLabels"]["app.kubernetes.io/component"] == "server"

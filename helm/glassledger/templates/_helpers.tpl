@@ -207,32 +207,36 @@ Refuses values that would render a cluster that cannot work. Included by templat
 {{- end -}}
 {{- end -}}
 
-{{/* The probes of a container on port "https": include with the probes values. */}}
+{{/*
+The probes of a container: include with (dict "probes" <the probes values> "port" <the container port's name>). A
+server's are on its management port (8444), which the API's connections cannot exhaust; the auditor's on its one
+port.
+*/}}
 {{- define "glassledger.probes" -}}
 startupProbe:
   httpGet:
     path: /actuator/health/liveness
-    port: https
+    port: {{ .port }}
     scheme: HTTPS
-  periodSeconds: {{ .startup.periodSeconds }}
-  failureThreshold: {{ .startup.failureThreshold }}
-  timeoutSeconds: {{ .startup.timeoutSeconds }}
+  periodSeconds: {{ .probes.startup.periodSeconds }}
+  failureThreshold: {{ .probes.startup.failureThreshold }}
+  timeoutSeconds: {{ .probes.startup.timeoutSeconds }}
 livenessProbe:
   httpGet:
     path: /actuator/health/liveness
-    port: https
+    port: {{ .port }}
     scheme: HTTPS
-  periodSeconds: {{ .liveness.periodSeconds }}
-  failureThreshold: {{ .liveness.failureThreshold }}
-  timeoutSeconds: {{ .liveness.timeoutSeconds }}
+  periodSeconds: {{ .probes.liveness.periodSeconds }}
+  failureThreshold: {{ .probes.liveness.failureThreshold }}
+  timeoutSeconds: {{ .probes.liveness.timeoutSeconds }}
 readinessProbe:
   httpGet:
     path: /actuator/health/readiness
-    port: https
+    port: {{ .port }}
     scheme: HTTPS
-  periodSeconds: {{ .readiness.periodSeconds }}
-  failureThreshold: {{ .readiness.failureThreshold }}
-  timeoutSeconds: {{ .readiness.timeoutSeconds }}
+  periodSeconds: {{ .probes.readiness.periodSeconds }}
+  failureThreshold: {{ .probes.readiness.failureThreshold }}
+  timeoutSeconds: {{ .probes.readiness.timeoutSeconds }}
 {{- end -}}
 
 {{/* application.yml of a config map: include with the config values; empty when there is none. */}}

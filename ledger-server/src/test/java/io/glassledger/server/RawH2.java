@@ -99,6 +99,11 @@ final class RawH2 implements AutoCloseable {
         frame(HEADERS, END_HEADERS | (end ? END_STREAM : 0), stream, h.toByteArray());
     }
 
+    /** A DATA frame; {@code end}: the request's last. */
+    void data(int stream, byte[] payload, boolean end) throws IOException {
+        frame(DATA, end ? END_STREAM : 0, stream, payload);
+    }
+
     void windowUpdate(int stream, int increment) throws IOException {
         frame(WINDOW_UPDATE, 0, stream, ByteBuffer.allocate(4).putInt(increment).array());
     }
