@@ -28,6 +28,8 @@ containers from the image under Docker, playing the parts of Kubernetes and its 
                  first), and the probes: the startup probe, then the readiness probe (HTTP(S) GET on the pod's
                  address and the named port, no certificate check), the liveness probe once ready.
 
+NetworkPolicies (on by default) are rendered but not emulated: every container shares the host's network.
+
 THE ONE SUBSTITUTION made to a container spec: with host networking all pods share one network namespace, so a
 process binding 0.0.0.0 would take its port on every pod's address. A bind address of 0.0.0.0 (an env value or an
 argument that is `0.0.0.0`, `0.0.0.0:<port>` or ends in `=0.0.0.0[:<port>]`, and the image's own SERVER_ADDRESS)

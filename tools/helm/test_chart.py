@@ -212,6 +212,8 @@ def test_certificate_covers_every_name():
     assert {F, "%s.%s" % (F, NS), "%s.%s.svc" % (F, NS), "%s.%s.svc.%s" % (F, NS, D), "ledger.example.com"} <= names
     assert cert["secretName"] == F + "-tls"
     assert cert["issuerRef"] == {"name": "glassledger-ca", "kind": "ClusterIssuer", "group": "cert-manager.io"}
+    # One certificate serves clients and, for mutual TLS between members, authenticates members to each other.
+    assert {"server auth", "client auth"} <= set(cert["usages"])
     sts = one(RENDERS["3x3"], "StatefulSet", F + "-s0")["spec"]["template"]["spec"]
     assert [v for v in sts["volumes"] if v["name"] == "tls"][0]["secret"]["secretName"] == F + "-tls"
     # 2 x 1: a self-signed Issuer of the release.
@@ -406,7 +408,10 @@ def test_service_monitor_and_network_policy():
     [ep] = sm["endpoints"]
     assert (ep["port"], ep["path"], ep["scheme"]) == ("management", "/actuator/prometheus", "https")
     assert ep["bearerTokenSecret"] == {"name": F + "-secrets", "key": "glassledger.auth.auditor-key"}
-    assert ep["tlsConfig"] == {"insecureSkipVerify": True}
+    # The key goes only to a server whose certificate verifies: cert-manager's CA, a name the certificate carries.
+    assert ep["tlsConfig"] == {"ca": {"secret": {"name": F + "-tls", "key": "ca.crt"}},
+                               "serverName": "%s.%s.svc.%s" % (F, NS, D)}
+    assert "%s.%s.svc.%s" % (F, NS, D) in one(RENDERS["3x3"], "Certificate", F)["spec"]["dnsNames"]
     # The management ports through a headless Service of their own, never the client Service (maybe a LoadBalancer).
     assert sm["selector"]["matchLabels"]["glassledger.io/service"] == "management"
     management = one(RENDERS["3x3"], "Service", F + "-management")
@@ -433,7 +438,45 @@ def test_service_monitor_and_network_policy():
     assert [p["port"] for p in aud["ingress"][0]["ports"]] == [8480]
     # Nothing optional by default.
     for d in render(*RENDERS["1x1"]):
-        assert d["kind"] not in ("ServiceMonitor", "NetworkPolicy", "Certificate", "Issuer")
+        assert d["kind"] not in ("ServiceMonitor", "Certificate", "Issuer")
+
+
+@pytest.mark.parametrize("args,ca", [
+    (("--set", "metrics.serviceMonitor.enabled=true"), {"name": F + "-tls", "key": "tls.crt"}),
+    (ci("1x1-values.yaml") + ("--set", "metrics.serviceMonitor.enabled=true"), {"name": "glassledger-tls",
+                                                                               "key": "tls.crt"}),
+    (ci("1x1-values.yaml") + ("--set", "metrics.serviceMonitor.enabled=true", "--set",
+                              "metrics.serviceMonitor.caSecret.name=corp-ca"), {"name": "corp-ca", "key": "ca.crt"}),
+])
+def test_service_monitor_verifies_the_certificate_it_sends_the_key_to(args, ca):
+    # Self-signed by the chart, or an existing Secret: the certificate itself is trusted (as clients pin it).
+    [ep] = one(args, "ServiceMonitor", F)["spec"]["endpoints"]
+    assert ep["tlsConfig"] == {"ca": {"secret": ca}, "serverName": "%s.%s.svc.%s" % (F, NS, D)}
+
+
+@pytest.mark.parametrize("args,rules", [
+    ((), [[8443]]),
+    (("--set", "shards.count=3"), [[8443], [9700]]),
+    (("--set", "shards.replicas=3"), [[8443], [9600, 9700]]),
+])
+def test_network_policy_is_on_by_default(args, rules):
+    server = one(args, "NetworkPolicy", F + "-server")["spec"]
+    assert server["podSelector"]["matchLabels"]["app.kubernetes.io/component"] == "server"
+    assert server["policyTypes"] == ["Ingress"]
+    assert [[p["port"] for p in rule["ports"]] for rule in server["ingress"]] == rules
+    https = server["ingress"][0]
+    assert "from" not in https, "the API from anywhere unless networkPolicy.server.httpsFrom says"
+    for peers in server["ingress"][1:]:  # Raft and the directory: this release's servers only
+        [only] = peers["from"]
+        assert only == {"podSelector": {"matchLabels": {"app.kubernetes.io/name": "glassledger",
+                                                        "app.kubernetes.io/instance": REL,
+                                                        "app.kubernetes.io/component": "server"}}}
+    # No rule names the management port: the kubelet's probes only (not subject to NetworkPolicy on most CNIs).
+    assert 8444 not in [p["port"] for rule in server["ingress"] for p in rule["ports"]]
+    assert one(args, "NetworkPolicy", F + "-auditor")["spec"]["ingress"][0]["ports"] == [{"port": 8480,
+                                                                                         "protocol": "TCP"}]
+    off = ("--set", "networkPolicy.enabled=false") + args
+    assert not docs(off, "NetworkPolicy")
 
 
 # ------------------------------------------------------------------------------------------ refused values
@@ -456,6 +499,10 @@ def test_service_monitor_and_network_policy():
     (("--set", "shards.count=0"), "give the cluster to audit"),
     (ci("auditor-only-values.yaml") + ("--set", "auditor.apiKey.existingSecret="), "auditor-only release needs"),
     (ci("auditor-only-values.yaml") + ("--set", "auditor.cluster.pin="), "auditor.cluster.pin"),
+    (("--set", "tls.generate=false", "--set", "auditor.enabled=false", "--set", "metrics.serviceMonitor.enabled=true"),
+     "Prometheus cannot verify it"),
+    (ci("1x1-values.yaml") + ("--set", "metrics.serviceMonitor.insecureSkipVerify=true"),
+     "additional properties 'insecureSkipVerify' not allowed"),
 ])
 def test_refused(args, message):
     p = helm_template(*args)
@@ -488,6 +535,9 @@ def test_defaults_make_one_certificate_for_every_member_which_servers_mount_and_
         f.flush()
         sans = subprocess.run(["openssl", "x509", "-noout", "-ext", "subjectAltName", "-in", f.name],
                               capture_output=True, text=True, check=True).stdout
+        usages = subprocess.run(["openssl", "x509", "-noout", "-ext", "extendedKeyUsage", "-in", f.name],
+                                capture_output=True, text=True, check=True).stdout
+    assert "TLS Web Server Authentication" in usages and "TLS Web Client Authentication" in usages, usages
     shards = 3 if args else 1
     for s in range(shards):
         assert "DNS:*.%s-s%d.ledger.svc.cluster.local" % (F, s) in sans, sans
@@ -546,5 +596,20 @@ def test_notes(key, tmp_path_factory):
         assert "get secret %s -o jsonpath='{.data.glassledger\\.auth\\.%s-key}' | base64 -d" % (auth, k) in text
     if key == "3x3":
         assert "renewal changes" in text and "ServiceMonitor" in text
+        assert "verifying the servers' certificate against ca.crt of Secret %s-tls" % F in text
+    # The NetworkPolicy is on by default, and says what it lets through.
+    assert "NetworkPolicy %s-server: HTTPS (8443) from" % fullname in text
+    assert "kubelet's probes come from the" in text
+    assert "WARNING" not in text
+
+
+def test_notes_warn_of_raft_without_the_network_policy(tmp_path_factory):
+    chart = notes_chart(str(tmp_path_factory.mktemp("notes")))
+    p = subprocess.run([HELM, "template", REL, str(chart), "-n", NS, "-f", str(chart / "ci" / "2x1-selfsigned-values.yaml"),
+                        "--set", "networkPolicy.enabled=false", "--show-only", "templates/notes-under-test.yaml"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    text = yaml.safe_load(p.stdout)["data"]["notes"]
     # Raft and the directory carry no TLS: a release of several members without the NetworkPolicy is warned.
-    assert ("WARNING: the members' Raft (9600) and directory (9700) ports carry no TLS" in text) == (key == "2x1")
+    assert "WARNING: the members' Raft (9600) and directory (9700) ports carry no TLS" in text
+    assert "NetworkPolicy gl-server" not in text
