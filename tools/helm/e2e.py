@@ -28,11 +28,14 @@ containers from the image under Docker, playing the parts of Kubernetes and its 
                  first), and the probes: the startup probe, then the readiness probe (HTTP(S) GET on the pod's
                  address and the named port, no certificate check), the liveness probe once ready.
 
+NetworkPolicies (on by default) are rendered but not emulated: every container shares the host's network.
+
 THE ONE SUBSTITUTION made to a container spec: with host networking all pods share one network namespace, so a
 process binding 0.0.0.0 would take its port on every pod's address. A bind address of 0.0.0.0 (an env value or an
 argument that is `0.0.0.0`, `0.0.0.0:<port>` or ends in `=0.0.0.0[:<port>]`, and the image's own SERVER_ADDRESS)
-becomes the pod's own address. Each substitution is printed per pod. Everything else is taken from the rendered
-spec as it is.
+becomes the pod's own address (a server's management port, where its probes are, binds its SERVER_ADDRESS unless
+MANAGEMENT_SERVER_ADDRESS is given, so it moves with it). Each substitution is printed per pod. Everything else is
+taken from the rendered spec as it is.
 
 Then the checks, each printed PASS or FAIL: every pod ready; the cluster formed (each Raft group has exactly one
 leader that all its replicas agree on, and every member's GET /v1/cluster shows the same shard map and directory);

@@ -92,7 +92,7 @@ def test_each_shard_is_its_own_statefulset():
         assert spread["topologyKey"] == "topology.kubernetes.io/zone"
         assert spread["whenUnsatisfiable"] == "ScheduleAnyway"
         ports = {p["name"]: p["containerPort"] for p in pod["containers"][0]["ports"]}
-        assert ports == {"https": 8443, "raft": 9600, "directory": 9700}
+        assert ports == {"https": 8443, "management": 8444, "raft": 9600, "directory": 9700}
 
 
 def test_one_headless_service_per_shard():
@@ -123,7 +123,8 @@ def test_a_pdb_per_shard_with_max_unavailable_1():
 
 def expected_server_env(n, r, s, fullname=F):
     """The contract, written out independently of the templates."""
-    env = [("POD_NAME", None), ("GLASSLEDGER_SHARD", str(s)), ("GLASSLEDGER_CLUSTER_SHARDS", str(n))]
+    env = [("POD_NAME", None), ("GLASSLEDGER_SHARD", str(s)), ("GLASSLEDGER_CLUSTER_SHARDS", str(n)),
+           ("MANAGEMENT_SERVER_PORT", "8444")]
     if n * r > 1:
         env.append(("GLASSLEDGER_CLUSTER_PEERS", ",".join(
             "|".join("https://%s:8443" % host(i, k, fullname) for k in range(r)) for i in range(n))))
@@ -171,7 +172,7 @@ def test_env_wiring_1x1_has_no_peers():
         ("JAVA_TOOL_OPTIONS", "-XX:MaxRAMPercentage=70"),
     ]
     pod = one(RENDERS["1x1"], "StatefulSet", F + "-s0")["spec"]["template"]["spec"]
-    assert [p["name"] for p in pod["containers"][0]["ports"]] == ["https"]
+    assert [p["name"] for p in pod["containers"][0]["ports"]] == ["https", "management"]
     assert [p["name"] for p in one(RENDERS["1x1"], "Service", F + "-s0")["spec"]["ports"]] == ["https"]
     items = [v for v in pod["volumes"] if v["name"] == "secrets"][0]["secret"]["items"]
     assert "glassledger.cluster.peer-key" not in [i["key"] for i in items]
@@ -211,6 +212,8 @@ def test_certificate_covers_every_name():
     assert {F, "%s.%s" % (F, NS), "%s.%s.svc" % (F, NS), "%s.%s.svc.%s" % (F, NS, D), "ledger.example.com"} <= names
     assert cert["secretName"] == F + "-tls"
     assert cert["issuerRef"] == {"name": "glassledger-ca", "kind": "ClusterIssuer", "group": "cert-manager.io"}
+    # One certificate serves clients and, for mutual TLS between members, authenticates members to each other.
+    assert {"server auth", "client auth"} <= set(cert["usages"])
     sts = one(RENDERS["3x3"], "StatefulSet", F + "-s0")["spec"]["template"]["spec"]
     assert [v for v in sts["volumes"] if v["name"] == "tls"][0]["secret"]["secretName"] == F + "-tls"
     # 2 x 1: a self-signed Issuer of the release.
@@ -304,11 +307,15 @@ def test_pods_are_locked_down(key):
                     assert m.get("readOnly") is True, m
             port = 8443 if c["name"] == "server" else 8480
             assert [p["containerPort"] for p in c["ports"] if p["name"] == "https"] == [port]
+            # A server's probes on its management port, which the API's connections cannot exhaust.
+            probed = "management" if c["name"] == "server" else "https"
+            if c["name"] == "server":
+                assert [p["containerPort"] for p in c["ports"] if p["name"] == "management"] == [8444]
             for probe, path in (("startupProbe", "/actuator/health/liveness"),
                                 ("livenessProbe", "/actuator/health/liveness"),
                                 ("readinessProbe", "/actuator/health/readiness")):
                 get = c[probe]["httpGet"]
-                assert (get["path"], get["port"], get["scheme"]) == (path, "https", "HTTPS"), (name, probe)
+                assert (get["path"], get["port"], get["scheme"]) == (path, probed, "HTTPS"), (name, probe)
             assert c["startupProbe"]["failureThreshold"] * c["startupProbe"]["periodSeconds"] >= 300
             assert c["image"] == "glassledger:0.1.0-SNAPSHOT"
 
@@ -399,19 +406,30 @@ def test_secrets_are_a_config_tree():
 def test_service_monitor_and_network_policy():
     sm = one(RENDERS["3x3"], "ServiceMonitor", F)["spec"]
     [ep] = sm["endpoints"]
-    assert (ep["port"], ep["path"], ep["scheme"]) == ("https", "/actuator/prometheus", "https")
+    assert (ep["port"], ep["path"], ep["scheme"]) == ("management", "/actuator/prometheus", "https")
     assert ep["bearerTokenSecret"] == {"name": F + "-secrets", "key": "glassledger.auth.auditor-key"}
-    assert ep["tlsConfig"] == {"insecureSkipVerify": True}
-    assert sm["selector"]["matchLabels"]["glassledger.io/service"] == "client"
+    # The key goes only to a server whose certificate verifies: cert-manager's CA, a name the certificate carries.
+    assert ep["tlsConfig"] == {"ca": {"secret": {"name": F + "-tls", "key": "ca.crt"}},
+                               "serverName": "%s.%s.svc.%s" % (F, NS, D)}
+    assert "%s.%s.svc.%s" % (F, NS, D) in one(RENDERS["3x3"], "Certificate", F)["spec"]["dnsNames"]
+    # The management ports through a headless Service of their own, never the client Service (maybe a LoadBalancer).
+    assert sm["selector"]["matchLabels"]["glassledger.io/service"] == "management"
+    management = one(RENDERS["3x3"], "Service", F + "-management")
+    assert all(management["metadata"]["labels"].get(k) == v for k, v in sm["selector"]["matchLabels"].items())
+    assert management["spec"]["clusterIP"] == "None"
+    assert [(p["name"], p["port"], p["targetPort"]) for p in management["spec"]["ports"]] == \
+        [("management", 8444, "management")]
     client = one(RENDERS["3x3"], "Service", F)
-    assert all(client["metadata"]["labels"].get(k) == v for k, v in sm["selector"]["matchLabels"].items())
+    assert not all(client["metadata"]["labels"].get(k) == v for k, v in sm["selector"]["matchLabels"].items())
     assert one(RENDERS["2x1"], "ServiceMonitor", "gl")["spec"]["endpoints"][0]["tlsConfig"]["ca"] == \
         {"secret": {"name": "gl-tls", "key": "ca.crt"}}
 
     server = one(RENDERS["3x3"], "NetworkPolicy", F + "-server")["spec"]
-    https, peers = server["ingress"]
+    https, management, peers = server["ingress"]
     assert [p["port"] for p in https["ports"]] == [8443]
     assert {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "apps"}}} in https["from"]
+    assert [p["port"] for p in management["ports"]] == [8444]
+    assert management["from"] == [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}]
     assert [p["port"] for p in peers["ports"]] == [9600, 9700]
     [only] = peers["from"]
     assert only["podSelector"]["matchLabels"]["app.kubernetes.io/component"] == "server"
@@ -420,7 +438,45 @@ def test_service_monitor_and_network_policy():
     assert [p["port"] for p in aud["ingress"][0]["ports"]] == [8480]
     # Nothing optional by default.
     for d in render(*RENDERS["1x1"]):
-        assert d["kind"] not in ("ServiceMonitor", "NetworkPolicy", "Certificate", "Issuer")
+        assert d["kind"] not in ("ServiceMonitor", "Certificate", "Issuer")
+
+
+@pytest.mark.parametrize("args,ca", [
+    (("--set", "metrics.serviceMonitor.enabled=true"), {"name": F + "-tls", "key": "tls.crt"}),
+    (ci("1x1-values.yaml") + ("--set", "metrics.serviceMonitor.enabled=true"), {"name": "glassledger-tls",
+                                                                               "key": "tls.crt"}),
+    (ci("1x1-values.yaml") + ("--set", "metrics.serviceMonitor.enabled=true", "--set",
+                              "metrics.serviceMonitor.caSecret.name=corp-ca"), {"name": "corp-ca", "key": "ca.crt"}),
+])
+def test_service_monitor_verifies_the_certificate_it_sends_the_key_to(args, ca):
+    # Self-signed by the chart, or an existing Secret: the certificate itself is trusted (as clients pin it).
+    [ep] = one(args, "ServiceMonitor", F)["spec"]["endpoints"]
+    assert ep["tlsConfig"] == {"ca": {"secret": ca}, "serverName": "%s.%s.svc.%s" % (F, NS, D)}
+
+
+@pytest.mark.parametrize("args,rules", [
+    ((), [[8443]]),
+    (("--set", "shards.count=3"), [[8443], [9700]]),
+    (("--set", "shards.replicas=3"), [[8443], [9600, 9700]]),
+])
+def test_network_policy_is_on_by_default(args, rules):
+    server = one(args, "NetworkPolicy", F + "-server")["spec"]
+    assert server["podSelector"]["matchLabels"]["app.kubernetes.io/component"] == "server"
+    assert server["policyTypes"] == ["Ingress"]
+    assert [[p["port"] for p in rule["ports"]] for rule in server["ingress"]] == rules
+    https = server["ingress"][0]
+    assert "from" not in https, "the API from anywhere unless networkPolicy.server.httpsFrom says"
+    for peers in server["ingress"][1:]:  # Raft and the directory: this release's servers only
+        [only] = peers["from"]
+        assert only == {"podSelector": {"matchLabels": {"app.kubernetes.io/name": "glassledger",
+                                                        "app.kubernetes.io/instance": REL,
+                                                        "app.kubernetes.io/component": "server"}}}
+    # No rule names the management port: the kubelet's probes only (not subject to NetworkPolicy on most CNIs).
+    assert 8444 not in [p["port"] for rule in server["ingress"] for p in rule["ports"]]
+    assert one(args, "NetworkPolicy", F + "-auditor")["spec"]["ingress"][0]["ports"] == [{"port": 8480,
+                                                                                         "protocol": "TCP"}]
+    off = ("--set", "networkPolicy.enabled=false") + args
+    assert not docs(off, "NetworkPolicy")
 
 
 # ------------------------------------------------------------------------------------------ refused values
@@ -443,6 +499,10 @@ def test_service_monitor_and_network_policy():
     (("--set", "shards.count=0"), "give the cluster to audit"),
     (ci("auditor-only-values.yaml") + ("--set", "auditor.apiKey.existingSecret="), "auditor-only release needs"),
     (ci("auditor-only-values.yaml") + ("--set", "auditor.cluster.pin="), "auditor.cluster.pin"),
+    (("--set", "tls.generate=false", "--set", "auditor.enabled=false", "--set", "metrics.serviceMonitor.enabled=true"),
+     "Prometheus cannot verify it"),
+    (ci("1x1-values.yaml") + ("--set", "metrics.serviceMonitor.insecureSkipVerify=true"),
+     "additional properties 'insecureSkipVerify' not allowed"),
 ])
 def test_refused(args, message):
     p = helm_template(*args)
@@ -475,6 +535,9 @@ def test_defaults_make_one_certificate_for_every_member_which_servers_mount_and_
         f.flush()
         sans = subprocess.run(["openssl", "x509", "-noout", "-ext", "subjectAltName", "-in", f.name],
                               capture_output=True, text=True, check=True).stdout
+        usages = subprocess.run(["openssl", "x509", "-noout", "-ext", "extendedKeyUsage", "-in", f.name],
+                                capture_output=True, text=True, check=True).stdout
+    assert "TLS Web Server Authentication" in usages and "TLS Web Client Authentication" in usages, usages
     shards = 3 if args else 1
     for s in range(shards):
         assert "DNS:*.%s-s%d.ledger.svc.cluster.local" % (F, s) in sans, sans
@@ -533,5 +596,20 @@ def test_notes(key, tmp_path_factory):
         assert "get secret %s -o jsonpath='{.data.glassledger\\.auth\\.%s-key}' | base64 -d" % (auth, k) in text
     if key == "3x3":
         assert "renewal changes" in text and "ServiceMonitor" in text
+        assert "verifying the servers' certificate against ca.crt of Secret %s-tls" % F in text
+    # The NetworkPolicy is on by default, and says what it lets through.
+    assert "NetworkPolicy %s-server: HTTPS (8443) from" % fullname in text
+    assert "kubelet's probes come from the" in text
+    assert "WARNING" not in text
+
+
+def test_notes_warn_of_raft_without_the_network_policy(tmp_path_factory):
+    chart = notes_chart(str(tmp_path_factory.mktemp("notes")))
+    p = subprocess.run([HELM, "template", REL, str(chart), "-n", NS, "-f", str(chart / "ci" / "2x1-selfsigned-values.yaml"),
+                        "--set", "networkPolicy.enabled=false", "--show-only", "templates/notes-under-test.yaml"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    text = yaml.safe_load(p.stdout)["data"]["notes"]
     # Raft and the directory carry no TLS: a release of several members without the NetworkPolicy is warned.
-    assert ("WARNING: the members' Raft (9600) and directory (9700) ports carry no TLS" in text) == (key == "2x1")
+    assert "WARNING: the members' Raft (9600) and directory (9700) ports carry no TLS" in text
+    assert "NetworkPolicy gl-server" not in text

@@ -173,6 +173,21 @@ app.kubernetes.io/component: auditor
 {{- if and (not .Values.auditor.cluster.pin) (not (include "glassledger.auditorExternalCluster" .)) (include "glassledger.tlsSecretName" .) -}}true{{- end -}}
 {{- end -}}
 
+{{/* The Secret and key holding the CA the ServiceMonitor verifies the servers' certificate against. */}}
+{{- define "glassledger.serviceMonitorCaSecret" -}}
+{{- default (include "glassledger.tlsSecretName" .) .Values.metrics.serviceMonitor.caSecret.name -}}
+{{- end -}}
+
+{{- define "glassledger.serviceMonitorCaKey" -}}
+{{- if .Values.metrics.serviceMonitor.caSecret.key -}}
+{{- .Values.metrics.serviceMonitor.caSecret.key -}}
+{{- else if or .Values.metrics.serviceMonitor.caSecret.name .Values.tls.certManager.enabled -}}
+ca.crt
+{{- else -}}
+tls.crt
+{{- end -}}
+{{- end -}}
+
 {{/*
 Refuses values that would render a cluster that cannot work. Included by templates/validate.yaml.
 */}}
@@ -186,6 +201,9 @@ Refuses values that would render a cluster that cannot work. Included by templat
 {{- end -}}
 {{- if and .Values.tls.certManager.enabled (not .Values.tls.certManager.selfSigned) (not .Values.tls.certManager.issuerRef.name) -}}
 {{- fail "tls.certManager: set tls.certManager.issuerRef.name (an Issuer or ClusterIssuer), or tls.certManager.selfSigned: true" -}}
+{{- end -}}
+{{- if and (include "glassledger.serversEnabled" .) .Values.metrics.serviceMonitor.enabled (not (include "glassledger.serviceMonitorCaSecret" .)) -}}
+{{- fail "metrics.serviceMonitor: the servers make their own self-signed certificate (tls.generate off, no tls.existingSecret nor tls.certManager), so Prometheus cannot verify it: configure TLS or give metrics.serviceMonitor.caSecret" -}}
 {{- end -}}
 {{- if include "glassledger.auditorEnabled" . -}}
 {{- $servers := include "glassledger.serversEnabled" . -}}
@@ -207,32 +225,36 @@ Refuses values that would render a cluster that cannot work. Included by templat
 {{- end -}}
 {{- end -}}
 
-{{/* The probes of a container on port "https": include with the probes values. */}}
+{{/*
+The probes of a container: include with (dict "probes" <the probes values> "port" <the container port's name>). A
+server's are on its management port (8444), which the API's connections cannot exhaust; the auditor's on its one
+port.
+*/}}
 {{- define "glassledger.probes" -}}
 startupProbe:
   httpGet:
     path: /actuator/health/liveness
-    port: https
+    port: {{ .port }}
     scheme: HTTPS
-  periodSeconds: {{ .startup.periodSeconds }}
-  failureThreshold: {{ .startup.failureThreshold }}
-  timeoutSeconds: {{ .startup.timeoutSeconds }}
+  periodSeconds: {{ .probes.startup.periodSeconds }}
+  failureThreshold: {{ .probes.startup.failureThreshold }}
+  timeoutSeconds: {{ .probes.startup.timeoutSeconds }}
 livenessProbe:
   httpGet:
     path: /actuator/health/liveness
-    port: https
+    port: {{ .port }}
     scheme: HTTPS
-  periodSeconds: {{ .liveness.periodSeconds }}
-  failureThreshold: {{ .liveness.failureThreshold }}
-  timeoutSeconds: {{ .liveness.timeoutSeconds }}
+  periodSeconds: {{ .probes.liveness.periodSeconds }}
+  failureThreshold: {{ .probes.liveness.failureThreshold }}
+  timeoutSeconds: {{ .probes.liveness.timeoutSeconds }}
 readinessProbe:
   httpGet:
     path: /actuator/health/readiness
-    port: https
+    port: {{ .port }}
     scheme: HTTPS
-  periodSeconds: {{ .readiness.periodSeconds }}
-  failureThreshold: {{ .readiness.failureThreshold }}
-  timeoutSeconds: {{ .readiness.timeoutSeconds }}
+  periodSeconds: {{ .probes.readiness.periodSeconds }}
+  failureThreshold: {{ .probes.readiness.failureThreshold }}
+  timeoutSeconds: {{ .probes.readiness.timeoutSeconds }}
 {{- end -}}
 
 {{/* application.yml of a config map: include with the config values; empty when there is none. */}}

@@ -492,8 +492,9 @@ public final class ReplicationBenchmark {
                 for (int r = 0; r < group.urls.size(); r++) {
                     String text;
                     try {
-                        HttpResponse<String> resp = http.send(HttpRequest.newBuilder(URI.create(group.urls.get(r)
-                                + "/actuator/prometheus")).header("Authorization", "Bearer " + adminKey)
+                        HttpResponse<String> resp = http.send(HttpRequest.newBuilder(URI.create(
+                                group.servers[r].managementUrl + "/actuator/prometheus"))
+                                .header("Authorization", "Bearer " + adminKey)
                                 .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
                         java.util.regex.Matcher m = gauge.matcher(resp.body());
                         java.util.Map<String, Long> g = new java.util.TreeMap<>();

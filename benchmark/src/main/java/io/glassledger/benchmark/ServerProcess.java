@@ -14,16 +14,20 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A real ledger-server process on loopback (the exec jar), started on a free port with its own data directory. It
- * reads where the server listens and the certificate fingerprint from its log, the API keys from its credentials
- * file, and the process's CPU time, in total and by thread, from /proc.
+ * A real ledger-server process on loopback (the exec jar), started on a free port with its own data directory (and
+ * its management port, health probes and metrics, on another free one). It reads where the server listens, where its
+ * management port is and the certificate fingerprint from its log, the API keys from its credentials file, and the
+ * process's CPU time, in total and by thread, from /proc.
  */
 final class ServerProcess implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listening on (https://[0-9.]+:\\d+)");
     private static final Pattern PIN = Pattern.compile("TLS certificate SHA-256 \\(pin it\\): ([0-9a-f]{64})");
+    private static final Pattern MANAGEMENT = Pattern.compile("health probes and metrics at (https://[0-9.]+:\\d+)/");
 
     final Process process;
     final String url;
+    /** The management port's base URL: {@code /actuator/prometheus}, {@code /actuator/health/*}. */
+    final String managementUrl;
     final String fingerprint;
     final Path dataDir;
 
@@ -40,7 +44,8 @@ final class ServerProcess implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmOpts);
-        cmd.addAll(List.of("-jar", jar.toString(), "--server.port=" + port, "--glassledger.data-dir=" + dataDir));
+        cmd.addAll(List.of("-jar", jar.toString(), "--server.port=" + port, "--management.server.port=0",
+                "--glassledger.data-dir=" + dataDir));
         cmd.addAll(args);
         process = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.PIPE).start();
@@ -51,6 +56,7 @@ final class ServerProcess implements AutoCloseable {
         Thread reader = new Thread(() -> {
             String u = null;
             String p = null;
+            String mgmt = null;
             try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
                     StandardCharsets.UTF_8)); var out = Files.newBufferedWriter(log)) {
                 String line;
@@ -66,8 +72,12 @@ final class ServerProcess implements AutoCloseable {
                     if (m.find()) {
                         p = m.group(1);
                     }
-                    if (u != null && p != null && !found.isDone()) {
-                        found.complete(new String[] {u, p});
+                    m = MANAGEMENT.matcher(line);
+                    if (m.find()) {
+                        mgmt = m.group(1);
+                    }
+                    if (u != null && p != null && mgmt != null && !found.isDone()) {
+                        found.complete(new String[] {u, p, mgmt});
                     }
                 }
             } catch (IOException ignored) {
@@ -86,6 +96,7 @@ final class ServerProcess implements AutoCloseable {
         }
         this.url = up[0];
         this.fingerprint = up[1];
+        this.managementUrl = up[2];
     }
 
     String apiKey(String clientId) throws IOException {

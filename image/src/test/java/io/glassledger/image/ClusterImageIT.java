@@ -60,14 +60,18 @@ class ClusterImageIT {
         // The shard's signing key: its replicas sign one ledger.
         keys.put("glassledger.auth.server-key", java.util.HexFormat.of().formatHex(SigningKey.generate().seed()));
         Path secrets = Containers.secretDirectory(dir.resolve("secrets"), keys);
-        List<Integer> ports = Containers.freePorts(3 * R + 1);
+        List<Integer> ports = Containers.freePorts(4 * R + 1);
         List<String> urls = IntStream.range(0, R).mapToObj(r -> "https://127.0.0.1:" + ports.get(r)).toList();
         List<String> raft = IntStream.range(0, R).mapToObj(r -> "127.0.0.1:" + ports.get(R + r)).toList();
         List<String> directory = IntStream.range(0, R).mapToObj(r -> "127.0.0.1:" + ports.get(2 * R + r)).toList();
+        // Health probes and metrics.
+        List<String> management = IntStream.range(0, R).mapToObj(r -> "https://127.0.0.1:" + ports.get(3 * R + 1 + r))
+                .toList();
         List<GenericContainer<?>> members = new ArrayList<>();
         for (int r = 0; r < R; r++) {
             GenericContainer<?> m = glassledger("s0-" + r, "server")
                     .withEnv("SERVER_PORT", "" + ports.get(r))
+                    .withEnv("MANAGEMENT_SERVER_PORT", "" + ports.get(3 * R + 1 + r))
                     .withEnv("GLASSLEDGER_SHARD", "0")
                     .withEnv("GLASSLEDGER_CLUSTER_SHARDS", "1")
                     .withEnv("GLASSLEDGER_CLUSTER_PEERS", String.join("|", urls))
@@ -102,8 +106,8 @@ class ClusterImageIT {
         Containers.waitingUntilListening(auditor);
         try {
             members.parallelStream().forEach(GenericContainer::start);
-            for (String u : urls) {
-                await().atMost(Duration.ofSeconds(90)).until(() -> Containers.ready(u, tls.pin()));
+            for (String m : management) {
+                await().atMost(Duration.ofSeconds(90)).until(() -> Containers.ready(m, tls.pin()));
             }
             int leader = leader(urls, tls.pin());
             LOG.info("the group formed: replica {} leads", leader);

@@ -199,9 +199,10 @@ final class Containers {
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    static boolean ready(String base, String pin) {
+    /** Whether the server's readiness probe says UP; {@code management} is its management port's base URL. */
+    static boolean ready(String management, String pin) {
         try {
-            return https("GET", base + "/actuator/health/readiness", pin, null).statusCode() == 200;
+            return https("GET", management + "/actuator/health/readiness", pin, null).statusCode() == 200;
         } catch (IOException e) {
             return false;
         } catch (InterruptedException e) {

@@ -59,16 +59,18 @@ class ServerImageIT {
         Containers.Tls tls = Containers.Tls.make(dir.resolve("pki"));
         Path secrets = Containers.secretDirectory(dir.resolve("secrets"), Containers.firstStartKeys());
         Path data = Containers.ownedDirectory(dir.resolve("data"));
-        int port = Containers.freePorts(1).get(0);
-        String url = "https://127.0.0.1:" + port;
-        GenericContainer<?> server = glassledger("server", "server").withEnv("SERVER_PORT", "" + port);
+        List<Integer> ports = Containers.freePorts(2);
+        String url = "https://127.0.0.1:" + ports.get(0);
+        String management = "https://127.0.0.1:" + ports.get(1);  // health probes and metrics
+        GenericContainer<?> server = glassledger("server", "server").withEnv("SERVER_PORT", "" + ports.get(0))
+                .withEnv("MANAGEMENT_SERVER_PORT", "" + ports.get(1));
         tls.mount(server);
         Containers.mountReadOnly(server, secrets, "/etc/glassledger/secrets");
         Containers.mountData(server, data);
         Containers.waitingUntilListening(server);
         try (server) {
             server.start();
-            await().atMost(Duration.ofSeconds(60)).until(() -> Containers.ready(url, tls.pin()));
+            await().atMost(Duration.ofSeconds(60)).until(() -> Containers.ready(management, tls.pin()));
 
             SigningKey signer = SigningKey.generate();  // the identity 'default' keeps one signing key
             ClientConfig cfg = ClientConfig.builder().url(url).pinnedCertSha256(tls.pin()).apiKey(CLIENT)

@@ -319,7 +319,9 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
      *
      * @param maxKeyBytes   bytes of a key (413 {@code too_large} beyond)
      * @param maxValueBytes bytes of a value
-     * @param maxTransactionBytes bytes of an encoded transaction record
+     * @param maxTransactionBytes bytes of an encoded transaction record; at least a value of {@code max-value-bytes}
+     *                      with a key of {@code max-key-bytes} and the record's other fields (4 KiB), so that the
+     *                      largest value commits
      * @param maxKeysPerRequest keys of one get or proof request; keys of all items of a proof batch together
      * @param maxHistory    versions one history request may ask for
      * @param maxScan       entries of one scan page
@@ -330,7 +332,7 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
      */
     public record Limits(@Min(1) @Max(1024) @DefaultValue("1024") int maxKeyBytes,
                          @Min(1) @Max(1 << 20) @DefaultValue("1048576") int maxValueBytes,
-                         @Min(256) @Max(64 << 20) @DefaultValue("1048576") int maxTransactionBytes,
+                         @Min(256) @Max(64 << 20) @DefaultValue("2097152") int maxTransactionBytes,
                          @Min(1) @Max(100_000) @DefaultValue("10000") int maxKeysPerRequest,
                          @Min(1) @Max(100_000) @DefaultValue("1000") int maxHistory,
                          @Min(1) @Max(100_000) @DefaultValue("10000") int maxScan,
@@ -341,8 +343,20 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
                          long maxResponseBytesInFlight) {
         /** Room for one largest value with its key, base64-encoded, and its proof: a single read always fits. */
         public static final long MIN_RESPONSE_BYTES = 4L << 20;
+        /**
+         * A transaction record's bytes beside one write's key and value (FORMAT.md §14: its length, version, id,
+         * client key, shard, participants, reads and writes counts, the value's length, the signature), with room
+         * for a few reads and participants.
+         */
+        public static final int RECORD_OVERHEAD_BYTES = 4096;
 
         public Limits {
+            if ((long) maxTransactionBytes < (long) maxValueBytes + maxKeyBytes + RECORD_OVERHEAD_BYTES) {
+                throw new IllegalArgumentException("glassledger.limits.max-transaction-bytes (" + maxTransactionBytes
+                        + ") leaves no room for a value of max-value-bytes (" + maxValueBytes + ") with its key and "
+                        + "the record around it: at least " + ((long) maxValueBytes + maxKeyBytes
+                        + RECORD_OVERHEAD_BYTES));
+            }
             if (maxResponseBytesInFlight < maxResponseBytes) {
                 throw new IllegalArgumentException("glassledger.limits.max-response-bytes-in-flight ("
                         + maxResponseBytesInFlight + ") is below max-response-bytes (" + maxResponseBytes + ")");

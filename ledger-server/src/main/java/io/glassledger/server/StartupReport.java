@@ -13,7 +13,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * Says where the server listens and how to connect: the certificate fingerprint to pin (also written to
- * {@code <data-dir>/pin.txt} when the server made its own certificate) and the credentials file.
+ * {@code <data-dir>/pin.txt} when the server made its own certificate) and the credentials file; and where the
+ * management port serves health probes and metrics.
  */
 @Component
 class StartupReport {
@@ -30,10 +31,13 @@ class StartupReport {
 
     @EventListener
     void ready(WebServerInitializedEvent e) {
-        String host = env.getProperty("server.address", "127.0.0.1");
-        // Bound to every interface (a container): the address clients use is not known here.
-        String shown = host.equals("0.0.0.0") || host.equals("::") ? "<host>" : host;
-        String url = "https://" + shown + ":" + e.getWebServer().getPort();
+        if ("management".equals(e.getApplicationContext().getServerNamespace())) {
+            // Not "listening on": launchers and tests take that line for the API's URL.
+            LOG.info("health probes and metrics at {}/actuator (the management port)",
+                    url(env.getProperty("management.server.address", "127.0.0.1"), e.getWebServer().getPort()));
+            return;
+        }
+        String url = url(env.getProperty("server.address", "127.0.0.1"), e.getWebServer().getPort());
         String pin = env.getProperty("glassledger.tls.fingerprint", "(configured key store)");
         LOG.info("GlassLedger shard {} listening on {}", shard.number(), url);
         LOG.info("TLS certificate SHA-256 (pin it): {}", pin);
@@ -44,6 +48,12 @@ class StartupReport {
         if (env.getProperty("glassledger.tls.fingerprint") != null) {
             writePin(props.dataDir().resolve("pin.txt"), pin);
         }
+    }
+
+    private static String url(String host, int port) {
+        // Bound to every interface (a container): the address clients use is not known here.
+        String shown = host.equals("0.0.0.0") || host.equals("::") ? "<host>" : host;
+        return "https://" + shown + ":" + port;
     }
 
     /**

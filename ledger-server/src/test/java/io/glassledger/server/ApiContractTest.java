@@ -84,13 +84,14 @@ class ApiContractTest {
         problem(https.post("/v1/admin/api-keys", client, Map.of("clientId", "x", "role", "admin")), 403, "forbidden");
         problem(https.post("/v1/tx/commit", auditor, Map.of("record", "AA==")), 403, "forbidden");
         problem(https.post("/v1/clients/key", auditor, Map.of("publicKey", KEY.publicKey().hex())), 403, "forbidden");
-        problem(https.get("/actuator/prometheus", client), 403, "forbidden");
+        Https management = new Https(server.managementUrl(), server.fingerprint());
+        problem(management.get("/actuator/prometheus", client), 403, "forbidden");
         assertEquals(200, https.get("/v1/head", auditor).status());
         assertEquals(200, https.post("/v1/get", auditor, Map.of("keys", List.of(b64(b("k"))))).status());
         assertEquals(200, https.get("/v1/blocks/1", auditor).status());
-        assertEquals(200, https.get("/actuator/health/readiness", null).status());
+        assertEquals(200, management.get("/actuator/health/readiness", null).status());
         assertEquals(200, https.get("/v3/api-docs", null).status());
-        var prom = https.get("/actuator/prometheus", admin);
+        var prom = management.get("/actuator/prometheus", admin);
         assertEquals(200, prom.status());
         assertTrue(prom.text().contains("glassledger_commits_total"), prom.text());
         assertTrue(prom.text().contains("glassledger_phase_seconds_bucket"), "phase histograms");

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * route"), over one raw kept-alive HTTPS connection (so {@code //}, dot segments and backslashes reach the server as
  * written). The canonical spelling must give exactly the table's roles; every other spelling must be refused before
  * any handler runs, which the dangerous routes prove by their side effects (no key minted, no abort recorded, no
- * metrics served). The issue's attacks are named regression tests.
+ * metrics served). The issue's attacks are named regression tests. The actuator's routes are tried on the
+ * management port, which alone serves them, with the same filter.
  */
 class AuthRouteMatrixTest {
     static final List<String> ROLES = List.of("none", "client", "auditor", "admin", "peer");
@@ -43,12 +44,19 @@ class AuthRouteMatrixTest {
     static Path dir;
     static TestServer server;
     static RawHttps http;
+    /** The management port: health probes and metrics. */
+    static RawHttps management;
     static final Map<String, String> KEYS = new LinkedHashMap<>();
     static final ObjectMapper JSON = new ObjectMapper();
 
     record Route(String method, String template, Set<String> roles) {
         boolean isPublic() {
             return roles.contains("public");
+        }
+
+        /** Served on the management port only. */
+        boolean actuator() {
+            return template.startsWith("/actuator");
         }
 
         String path(String txId) {
@@ -75,6 +83,7 @@ class AuthRouteMatrixTest {
     static void start() throws Exception {
         server = new TestServer(dir.resolve("data"), "--glassledger.cluster.peer-key=" + PEER_KEY);
         http = new RawHttps(server.port(), server.fingerprint());
+        management = new RawHttps(server.managementPort(), server.fingerprint());
         KEYS.put("none", null);
         KEYS.put("client", server.apiKey("default"));
         KEYS.put("auditor", server.apiKey("auditor"));
@@ -86,6 +95,7 @@ class AuthRouteMatrixTest {
     static void stop() {
         if (http != null) {
             http.close();
+            management.close();
         }
         server.close();
     }
@@ -134,21 +144,15 @@ class AuthRouteMatrixTest {
         // the server, not on this machine's cores. Each route's requests stay in order on one connection.
         int threads = 4;
         List<RawHttps> clients = java.util.Collections.synchronizedList(new ArrayList<>());
-        ThreadLocal<RawHttps> client = ThreadLocal.withInitial(() -> {
-            try {
-                RawHttps c = new RawHttps(server.port(), server.fingerprint());
-                clients.add(c);
-                return c;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        ThreadLocal<RawHttps> client = connections(server.port(), clients);
+        ThreadLocal<RawHttps> managementClient = connections(server.managementPort(), clients);
         var pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
         try {
             List<java.util.concurrent.Future<?>> done = new ArrayList<>();
             for (Route route : table()) {
                 done.add(pool.submit(() -> {
-                    check(route, client.get(), failures, requests, refusedCanonical);
+                    check(route, route.actuator() ? managementClient.get() : client.get(), failures, requests,
+                            refusedCanonical);
                     return null;
                 }));
             }
@@ -172,6 +176,19 @@ class AuthRouteMatrixTest {
         RawHttps.Response ok = http.send("GET", "/v1/tx/" + TX_OK, KEYS.get("admin"), null);
         assertEquals(200, ok.status(), ok.text());
         assertEquals("ABORTED", ok.body().get("state").asText(), ok.text());
+    }
+
+    /** A kept-alive connection to {@code port} per thread, each added to {@code all}. */
+    private static ThreadLocal<RawHttps> connections(int port, List<RawHttps> all) {
+        return ThreadLocal.withInitial(() -> {
+            try {
+                RawHttps c = new RawHttps(port, server.fingerprint());
+                all.add(c);
+                return c;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     /** The canonical spelling with every role, then the other spellings; failures are added to {@code failures}. */
@@ -327,10 +344,19 @@ class AuthRouteMatrixTest {
 
     @Test
     void issue15_percentEncodedActuator_servesNoMetrics() throws Exception {
-        RawHttps.Response r = http.send("GET", "/%61ctuator/prometheus", KEYS.get("client"), null);
+        RawHttps.Response r = management.send("GET", "/%61ctuator/prometheus", KEYS.get("client"), null);
         assertProblem(r, 400, "non_canonical_path");
         assertFalse(r.text().contains("# HELP"));
-        assertProblem(http.send("GET", "/actuator/prometheus", KEYS.get("client"), null), 403, "forbidden");
+        assertProblem(management.send("GET", "/actuator/prometheus", KEYS.get("client"), null), 403, "forbidden");
+    }
+
+    @Test
+    void apiPort_servesNoActuatorRoute() throws Exception {
+        for (String path : List.of("/actuator", "/actuator/health", "/actuator/health/liveness",
+                "/actuator/prometheus")) {
+            assertProblem(http.send("GET", path, null, null), 401, "unauthenticated");
+            assertProblem(http.send("GET", path, KEYS.get("admin"), null), 404, "not_found");
+        }
     }
 
     private void assertNoAdminKeyMintedBy(String target) throws Exception {
@@ -360,9 +386,9 @@ class AuthRouteMatrixTest {
     @Test
     void undeclaredActuatorHandlers_areDeniedToEveryRole() throws Exception {
         for (String role : ROLES) {
-            RawHttps.Response links = http.send("GET", "/actuator", KEYS.get(role), null);
+            RawHttps.Response links = management.send("GET", "/actuator", KEYS.get(role), null);
             assertEquals(role.equals("none") ? 401 : 403, links.status(), role + ": " + links.text());
-            RawHttps.Response env = http.send("GET", "/actuator/env", KEYS.get(role), null);
+            RawHttps.Response env = management.send("GET", "/actuator/env", KEYS.get(role), null);
             assertTrue(env.status() == (role.equals("none") ? 401 : 404) || env.status() == 403,
                     role + ": " + env.status() + " " + env.text());
         }

@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLHandshakeException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -70,6 +71,58 @@ class ConnectionNoiseTest {
             assertFalse(log.contains("\tat "), "a stack trace was logged: " + log);
             assertFalse(log.contains("Http2Exception"), log);
             assertFalse(log.contains("ERROR"), log);
+        }
+    }
+
+    @Test
+    void zeroWindowUpdatesOn500Streams_logAFewInfoLines_noTraces_andTheServerAnswers(CapturedOutput out)
+            throws Exception {
+        try (TestServer s = new TestServer(tmp.resolve("data"), "--logging.level.root=INFO")) {
+            Path json = tmp.resolve("data").resolve("logs").resolve("server.json");
+            long jsonBefore = java.nio.file.Files.size(json);
+            int before = out.getAll().length();
+            String key = s.apiKey("default");
+            long t0 = System.nanoTime();
+            try (RawH2 h2 = new RawH2(s.port())) {
+                h2.serverSettings();
+                // Half answered at once (401 without a key), half still waiting for their bodies, when each
+                // stream's WINDOW_UPDATE of 0 arrives: a PROTOCOL_ERROR of the stream (RFC 9113 §6.9).
+                for (int i = 0; i < 500; i++) {
+                    int stream = 2 * i + 1;
+                    if (i % 2 == 0) {
+                        h2.get(stream, "/v1/info", null);
+                    } else {
+                        h2.postHeaders(stream, "/v1/get", null);
+                    }
+                    h2.windowUpdate(stream, 0);
+                }
+                h2.flush();
+                // Netty closes a connection whose peer makes it reset too many streams; or it answers this.
+                h2.get(1001, "/v1/info", key);
+                h2.flush();
+                h2.status(1001, 100_000);
+            }
+            try (RawH2 h2 = new RawH2(s.port())) {
+                h2.serverSettings();
+                h2.get(1, "/v1/info", key);
+                h2.flush();
+                assertEquals(200, h2.status(1, 10_000));
+                h2.windowUpdate(1, 0);  // a stream the server has closed
+                h2.get(3, "/v1/info", key);
+                h2.flush();
+                assertEquals(200, h2.status(3, 10_000), "the connection still serves");
+            }
+            long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0);
+            assertEquals(401, new Https(s.url(), s.fingerprint()).get("/v1/info", null).status());
+            String log = out.getAll().substring(before);
+            assertFalse(log.contains("\tat "), "a stack trace was logged: " + log);
+            assertFalse(log.contains("ERROR"), log);
+            assertFalse(log.contains("WARN"), log);
+            // At most a line a second (a handful on an idle machine; a loaded one takes longer over 500 streams).
+            int lines = count(log, "HTTP/2 protocol error from /127.0.0.1:");
+            assertTrue(lines >= 1 && lines <= 2 + seconds, lines + " lines in " + seconds + " s: " + log);
+            long grew = java.nio.file.Files.size(json) - jsonBefore;
+            assertTrue(grew < 16_384, "the JSON log grew by " + grew + " bytes");
         }
     }
 

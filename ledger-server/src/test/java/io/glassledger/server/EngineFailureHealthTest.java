@@ -102,6 +102,9 @@ class EngineFailureHealthTest {
         }
     }
 
+    /** The management port, where the probes are. */
+    Https probes;
+
     Https start(String retryWindow) throws Exception {
         // Registered by an initializer, not a @Configuration class, which the server's component scan would find.
         SpringApplication app = new SpringApplication(GlassLedgerServer.class);
@@ -114,7 +117,9 @@ class EngineFailureHealthTest {
         log.start();
         l.addAppender(log);
         int port = ((WebServerApplicationContext) ctx).getWebServer().getPort();
-        return new Https("https://127.0.0.1:" + port, ctx.getEnvironment().getProperty("glassledger.tls.fingerprint"));
+        String pin = ctx.getEnvironment().getProperty("glassledger.tls.fingerprint");
+        probes = new Https("https://127.0.0.1:" + ctx.getEnvironment().getProperty("local.management.port"), pin);
+        return new Https("https://127.0.0.1:" + port, pin);
     }
 
     @AfterEach
@@ -135,8 +140,9 @@ class EngineFailureHealthTest {
         throw new IllegalStateException("no credentials");
     }
 
-    static int status(Https https, String probe) throws Exception {
-        return https.get("/actuator/health/" + probe, null).status();
+    /** A health probe's status, on the management port. */
+    int status(String probe) throws Exception {
+        return probes.get("/actuator/health/" + probe, null).status();
     }
 
     double failures(boolean fatal) {
@@ -154,20 +160,20 @@ class EngineFailureHealthTest {
         String client = apiKey();
         SigningKey key = SigningKey.generate();
         assertEquals(201, https.post("/v1/clients/key", client, Map.of("publicKey", key.publicKey().hex())).status());
-        assertEquals(200, status(https, "readiness"));
+        assertEquals(200, status("readiness"));
 
         broken = true;
         var during = OverloadTest.commit(https, client, new TxnDraft(key, 0, System.currentTimeMillis())
                 .put(Bytes.utf8("k"), Bytes.utf8("v")).sign());
         assertEquals(200, during.status(), String.valueOf(during.body()));  // in the WAL: acknowledged
-        await().atMost(Duration.ofSeconds(10)).until(() -> status(https, "readiness") == 503);
-        assertEquals(200, status(https, "liveness"), "retrying, not dead");
+        await().atMost(Duration.ofSeconds(10)).until(() -> status("readiness") == 503);
+        assertEquals(200, status("liveness"), "retrying, not dead");
         assertEquals(1.0, failures(false));
         assertEquals(1, errors().size(), () -> log.list.toString());
         assertTrue(errors().get(0).getFormattedMessage().contains("Too many open files"));
 
         broken = false;
-        await().atMost(Duration.ofSeconds(10)).until(() -> status(https, "readiness") == 200);
+        await().atMost(Duration.ofSeconds(10)).until(() -> status("readiness") == 200);
         long block = during.body().get("block").asLong();
         await().atMost(Duration.ofSeconds(10)).until(() -> ctx.getBean(Shard.class).engine().persistedBlock() >= block);
         var got = https.post("/v1/get", client, Map.of("keys", List.of(OverloadTest.b64("k")))).body().get("items");
@@ -187,8 +193,8 @@ class EngineFailureHealthTest {
         broken = true;
         OverloadTest.commit(https, client, new TxnDraft(key, 0, System.currentTimeMillis())
                 .put(Bytes.utf8("k"), Bytes.utf8("v")).sign());
-        await().atMost(Duration.ofSeconds(10)).until(() -> status(https, "liveness") == 503);
-        assertEquals(503, status(https, "readiness"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> status("liveness") == 503);
+        assertEquals(503, status("readiness"));
         assertEquals(1.0, failures(true));
         assertTrue(errors().stream().anyMatch(e -> e.getFormattedMessage().contains("until restarted")),
                 () -> log.list.toString());

@@ -26,6 +26,7 @@ final class RawHttps implements AutoCloseable {
 
     private final SSLContext ssl;
     private final int port;
+    private final java.net.InetAddress local;
     private final ObjectMapper json = new ObjectMapper();
     private SSLSocket socket;
     private InputStream in;
@@ -33,7 +34,16 @@ final class RawHttps implements AutoCloseable {
     int connections;
 
     RawHttps(int port, String fingerprint) throws Exception {
+        this(port, fingerprint, null);
+    }
+
+    /**
+     * @param local the client's source address (another loopback address, such as 127.0.0.2, is another client to
+     *              the server's per-address cap); null: any
+     */
+    RawHttps(int port, String fingerprint, java.net.InetAddress local) throws Exception {
         this.port = port;
+        this.local = local;
         this.ssl = SSLContext.getInstance("TLS");
         ssl.init(null, new javax.net.ssl.TrustManager[] {new io.glassledger.api.PinnedTrustManager(fingerprint)}, null);
     }
@@ -105,7 +115,12 @@ final class RawHttps implements AutoCloseable {
 
     private void connect() throws IOException {
         if (socket == null) {
-            socket = (SSLSocket) ssl.getSocketFactory().createSocket("127.0.0.1", port);
+            java.net.Socket plain = new java.net.Socket();
+            if (local != null) {
+                plain.bind(new java.net.InetSocketAddress(local, 0));
+            }
+            plain.connect(new java.net.InetSocketAddress("127.0.0.1", port), 10_000);
+            socket = (SSLSocket) ssl.getSocketFactory().createSocket(plain, "127.0.0.1", port, true);
             socket.setSoTimeout(30_000);
             socket.setTcpNoDelay(true);
             in = new BufferedInputStream(socket.getInputStream());

@@ -28,6 +28,18 @@ final class RawTls {
      * trust, so the certificate is not checked.
      */
     static SSLSocket tls(int port) throws Exception {
+        SSLSocket s = (SSLSocket) trustAll().getSocketFactory().createSocket(tcp(port), "127.0.0.1", port, true);
+        s.startHandshake();
+        return s;
+    }
+
+    private static SSLContext trustAll;
+
+    /** A TLS context that checks no certificate (one for all: making one takes milliseconds). */
+    static synchronized SSLContext trustAll() throws Exception {
+        if (trustAll != null) {
+            return trustAll;
+        }
         SSLContext ctx = SSLContext.getInstance("TLS");
         ctx.init(null, new TrustManager[] {new X509TrustManager() {
             @Override
@@ -43,9 +55,8 @@ final class RawTls {
                 return new X509Certificate[0];
             }
         }}, null);
-        SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket(tcp(port), "127.0.0.1", port, true);
-        s.startHandshake();
-        return s;
+        trustAll = ctx;
+        return ctx;
     }
 
     /**

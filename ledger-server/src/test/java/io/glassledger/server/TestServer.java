@@ -9,7 +9,10 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.web.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
-/** A real server in this JVM: HTTPS on a random loopback port, data in a directory the test owns. */
+/**
+ * A real server in this JVM: HTTPS on a random loopback port (and its management port on another: the API's port 0
+ * makes it 0 too), data in a directory the test owns.
+ */
 final class TestServer implements AutoCloseable {
     final Path dataDir;
     private final List<String> extraArgs;
@@ -46,6 +49,15 @@ final class TestServer implements AutoCloseable {
 
     String url() {
         return "https://127.0.0.1:" + port();
+    }
+
+    /** The management port: health probes and metrics (a free port, as the API's). */
+    int managementPort() {
+        return Integer.parseInt(ctx.getEnvironment().getRequiredProperty("local.management.port"));
+    }
+
+    String managementUrl() {
+        return "https://127.0.0.1:" + managementPort();
     }
 
     String fingerprint() {

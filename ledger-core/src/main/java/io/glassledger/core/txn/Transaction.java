@@ -160,7 +160,11 @@ public record Transaction(Bytes txId, Bytes clientKey, int shard, List<Integer> 
             Bytes k = r.lengthPrefixed(Entry.MAX_KEY_BYTES);
             int op = r.u8();
             if (op == 0) {
-                writes.add(Mutation.put(k, r.lengthPrefixed(Entry.MAX_VALUE_BYTES)));
+                long n = r.varint();
+                if (n > Entry.MAX_VALUE_BYTES) {
+                    throw new ValueTooLongException(n);
+                }
+                writes.add(Mutation.put(k, r.bytes((int) n)));
             } else if (op == 1) {
                 writes.add(Mutation.delete(k));
             } else {
@@ -172,6 +176,24 @@ public record Transaction(Bytes txId, Bytes clientKey, int shard, List<Integer> 
             return new Transaction(id, client, shard, parts, reads, writes);
         } catch (IllegalArgumentException e) {
             throw new MalformedException(e.getMessage());
+        }
+    }
+
+    /**
+     * An encoding whose written value is longer than {@link Entry#MAX_VALUE_BYTES}: malformed, and also what a
+     * server answers as a value over its limit rather than as bytes it cannot read.
+     */
+    public static final class ValueTooLongException extends MalformedException {
+        private final long length;
+
+        ValueTooLongException(long length) {
+            super("a written value of " + length + " bytes; at most " + Entry.MAX_VALUE_BYTES);
+            this.length = length;
+        }
+
+        /** The value's length as encoded. */
+        public long length() {
+            return length;
         }
     }
 

@@ -6,6 +6,7 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import reactor.netty.channel.AbortedException;
 
 @RestControllerAdvice
 class ProblemHandler {
@@ -14,7 +15,11 @@ class ProblemHandler {
     @ExceptionHandler(Throwable.class)
     ResponseEntity<ProblemDetail> handle(Throwable t) {
         ResponseEntity<ProblemDetail> r = Problems.response(t);
-        if (r.getStatusCode().is5xxServerError() && r.getStatusCode().value() != 503) {
+        if (t instanceof AbortedException) {
+            // The client closed the connection before its request was read: no one hears the answer, and it is
+            // not the server's failure (it was an ERROR with a stack trace).
+            LOG.debug("request abandoned by the client: {}", t.getMessage());
+        } else if (r.getStatusCode().is5xxServerError() && r.getStatusCode().value() != 503) {
             LOG.error("request failed", t);
         }
         return r;

@@ -119,6 +119,9 @@ public final class Problems {
         String detail = r.getReason() != null ? r.getReason() : r.getMessage();
         return switch (status) {
             case 400 -> ApiException.malformed(detail);
+            // Spring's reason repeats the Content-Type header; an answer never repeats what a caller sent.
+            case 415 -> new ApiException("unsupported_media_type", r.getStatusCode(), "the request body must be "
+                    + "application/json");
             // Spring's own 413 has no reason ("413 PAYLOAD_TOO_LARGE"): say which limit
             case 413 -> ApiException.tooLarge(r.getReason() != null ? r.getReason() : "the request body is over the "
                     + "limit (spring.codec.max-in-memory-size, 8 MiB by default; docs/API.md \"Limits\")");

@@ -195,6 +195,8 @@ class TxController {
         SignedTransaction stx;
         try {
             stx = SignedTransaction.decode(rec);
+        } catch (Transaction.ValueTooLongException e) {
+            throw ApiException.tooLarge("a value of " + e.length() + " bytes, the limit is " + l.maxValueBytes());
         } catch (RuntimeException e) {
             throw ApiException.malformed("record: not a signed transaction (" + e.getMessage() + ")");
         }

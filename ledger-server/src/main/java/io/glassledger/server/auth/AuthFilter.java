@@ -92,9 +92,10 @@ class AuthFilter implements WebFilter {
         }
         String routed = exchange.getRequest().getHeaders().getFirst(io.glassledger.api.Wire.SHARD_MAP_HEADER);
         if (routed != null && !routed.trim().equals(Long.toString(mapVersion))) {
-            return refuse(exchange, "stale_shard_map", HttpStatus.CONFLICT, "the request was routed with shard map "
-                    + "version " + routed.trim() + "; this cluster's map is version " + mapVersion
-                    + " (GET /v1/info)");
+            // The header is not repeated: an answer says only what was wrong, never what a caller sent.
+            return refuse(exchange, "stale_shard_map", HttpStatus.CONFLICT, "the request was routed with another "
+                    + "shard map version (" + io.glassledger.api.Wire.SHARD_MAP_HEADER + ") than this cluster's, "
+                    + "version " + mapVersion + " (GET /v1/info)");
         }
         exchange.getAttributes().put(Principal.ATTRIBUTE, p.get());
         return chain.filter(exchange);

@@ -35,7 +35,8 @@ import reactor.core.publisher.Mono;
  * </ul>
  *
  * The actuator's handlers are one generic class for every endpoint; which endpoint matched is the pattern its own
- * mapping reports as matched (from {@link PathMappedEndpoints}, so a changed base path changes nothing here).
+ * mapping reports as matched (from {@link PathMappedEndpoints}, so a changed base path changes nothing here). They
+ * are served on the management port, whose requests are resolved against that server's own mappings.
  */
 @Component
 class RouteAccess {
@@ -57,7 +58,7 @@ class RouteAccess {
      * the request (a 405 or 415 {@code ResponseStatusException}), as the dispatcher would.
      */
     Mono<Route> resolve(ServerWebExchange exchange) {
-        List<HandlerMapping> mappings = dispatcher.getObject().getHandlerMappings();
+        List<HandlerMapping> mappings = dispatcherOf(exchange).getHandlerMappings();
         if (mappings == null) {
             return Mono.just(Route.NONE);
         }
@@ -65,6 +66,16 @@ class RouteAccess {
                 .concatMap(m -> m.getHandler(exchange).map(h -> new Route(h, access(m, h, exchange))))
                 .next()
                 .defaultIfEmpty(Route.NONE);
+    }
+
+    /**
+     * The dispatcher that will serve {@code exchange}: the API's, or, for a request to the management port, that
+     * server's own (Spring Boot runs it in a child context whose mappings are the actuator's; this filter, a bean of
+     * the parent, applies there too).
+     */
+    private DispatcherHandler dispatcherOf(ServerWebExchange exchange) {
+        org.springframework.context.ApplicationContext ctx = exchange.getApplicationContext();
+        return ctx != null ? ctx.getBean(DispatcherHandler.class) : dispatcher.getObject();
     }
 
     private Access access(HandlerMapping mapping, Object handler, ServerWebExchange exchange) {

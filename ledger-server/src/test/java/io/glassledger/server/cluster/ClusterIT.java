@@ -457,7 +457,8 @@ class ClusterIT {
         long n = 0;
         for (int s = 0; s < SHARDS; s++) {
             for (URI u : urls(s)) {
-                String metrics = new String(send(HttpRequest.newBuilder(URI.create(u + "/actuator/prometheus"))
+                URI prometheus = URI.create(management(u) + "/actuator/prometheus");
+                String metrics = new String(send(HttpRequest.newBuilder(prometheus)
                         .header("Authorization", "Bearer " + adminKey).GET().build()), StandardCharsets.UTF_8);
                 Matcher m = Pattern.compile("(?m)^glassledger_2pc_prepared\\{[^}]*\\} ([0-9.E]+)$")
                         .matcher(metrics);
@@ -473,6 +474,11 @@ class ClusterIT {
     private static String[] startArgs() {
         return new String[] {"start", "--shards", Integer.toString(SHARDS), "--replicas", Integer.toString(REPLICAS),
                 "--dir", dir.toString(), "--port", Integer.toString(port)};
+    }
+
+    /** A member's management port (health probes, metrics): the launcher puts it 3000 above its HTTPS port. */
+    private static URI management(URI member) {
+        return URI.create("https://" + member.getHost() + ":" + (member.getPort() + 3000));
     }
 
     /** The URLs of a shard's replicas, from the cluster file. */
@@ -607,8 +613,9 @@ class ClusterIT {
         for (int attempt = 0; attempt < 50; attempt++) {
             int base = 20_000 + new SplittableRandom().nextInt(20_000);
             boolean free = true;
-            // A replicated cluster's Raft ports are 1000 above its HTTPS ports, the directory's 2000 above.
-            for (int i = 0; i < n * 3 && free; i++) {
+            // A replicated cluster's Raft ports are 1000 above its HTTPS ports, the directory's 2000 above, the
+            // management ports 3000 above.
+            for (int i = 0; i < n * 4 && free; i++) {
                 int p = base + 1000 * (i / n) + i % n;
                 try (ServerSocket s = new ServerSocket(p, 1, java.net.InetAddress.getLoopbackAddress())) {
                     s.setReuseAddress(true);
