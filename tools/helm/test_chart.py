@@ -152,6 +152,12 @@ def server_env(render_args, s, fullname=F):
     return c["env"], env_of(c)
 
 
+def test_certManager_membersTrustItsCa_mounted_fromTheTlsSecret():
+    pod = one(RENDERS["3x3"], "StatefulSet", "%s-s0" % F)["spec"]["template"]["spec"]
+    [tls] = [v for v in pod["volumes"] if v["name"] == "tls"]
+    assert {"key": "ca.crt", "path": "ca.crt"} in tls["secret"]["items"]
+
+
 def test_env_wiring_3x3_is_exact():
     for s in range(3):
         raw, env = server_env(RENDERS["3x3"], s)
@@ -159,6 +165,8 @@ def test_env_wiring_3x3_is_exact():
         assert env == expected_server_env(3, 3, s) + [
             ("SERVER_SSL_CERTIFICATE", "/etc/glassledger/tls/tls.crt"),
             ("SERVER_SSL_CERTIFICATE_PRIVATE_KEY", "/etc/glassledger/tls/tls.key"),
+            # cert-manager issues the certificate (3x3 values): members trust its CA on the directory's Raft port
+            ("GLASSLEDGER_MEMBERTLS_TRUST", "/etc/glassledger/tls/ca.crt"),
             ("JAVA_TOOL_OPTIONS", "-XX:MaxRAMPercentage=70"),
             ("GLASSLEDGER_PERSIST_INTERVAL", "50ms"),  # extraEnv, last
         ]

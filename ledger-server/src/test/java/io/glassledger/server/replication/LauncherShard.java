@@ -110,6 +110,11 @@ final class LauncherShard implements AutoCloseable {
         return URI.create("https://127.0.0.1:" + (port + r));
     }
 
+    /** The management port's URL of replica {@code r} (health probes, metrics): the launcher's P + 3000 + r. */
+    URI management(int r) {
+        return URI.create("https://127.0.0.1:" + (port + 3000 + r));
+    }
+
     /**
      * Starts a fourth server, replica {@code r3}, the way an operator would before {@code POST
      * /v1/admin/replicas/add}: an empty data directory with the shard's signing key, the cluster's certificate and
@@ -132,6 +137,7 @@ final class LauncherShard implements AutoCloseable {
         List<String> cmd = new ArrayList<>(List.of("java", "-Xmx384m", "-XX:TieredStopAtLevel=1", "-jar",
                 root.resolve("ledger-server/target/ledger-server-0.1.0-SNAPSHOT-exec.jar").toString(),
                 "--glassledger.data-dir=" + d, "--glassledger.shard=0", "--server.port=" + (port + REPLICAS),
+                "--management.server.port=" + (port + 3000 + REPLICAS),
                 "--glassledger.ledger-cache=32MB", "--logging.level.root=WARN",
                 "--logging.level.io.glassledger.server.replication=INFO",
                 "--glassledger.replication.peers=" + String.join(",", rafts),
@@ -247,7 +253,7 @@ final class LauncherShard implements AutoCloseable {
     /** Whether replica {@code r} says it is ready (its readiness probe answers 200, not 503). */
     boolean ready(int r) {
         try {
-            return get(url(r), "/actuator/health/readiness").statusCode() == 200;
+            return get(management(r), "/actuator/health/readiness").statusCode() == 200;
         } catch (IOException e) {
             return false;
         }
@@ -311,7 +317,7 @@ final class LauncherShard implements AutoCloseable {
             int base = 20_000 + new SplittableRandom().nextInt(20_000);
             boolean free = true;
             for (int i = 0; i <= REPLICAS && free; i++) {
-                free = free(base + i) && free(base + 1000 + i) && free(base + 2000 + i);
+                free = free(base + i) && free(base + 1000 + i) && free(base + 2000 + i) && free(base + 3000 + i);
             }
             if (free) {
                 return base;

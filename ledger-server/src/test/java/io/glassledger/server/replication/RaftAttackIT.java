@@ -420,7 +420,7 @@ class RaftAttackIT {
         String reason = Files.readString(txt, StandardCharsets.UTF_8);
         System.out.println("RaftAttackIT: " + txt + ":\n" + reason);
         assertThat(reason).contains("log entry " + quarantinedIndex).contains("signature does not verify");
-        HttpResponse<byte[]> readiness = shard.get(shard.urls.get(follower), "/actuator/health/readiness");
+        HttpResponse<byte[]> readiness = shard.get(shard.management(follower), "/actuator/health/readiness");
         assertThat(readiness.statusCode()).isEqualTo(503);
         int other = (leader + 2) % LauncherShard.REPLICAS;
         assertThat(new String(readiness.body(), StandardCharsets.UTF_8)).contains("DOWN");
@@ -599,7 +599,7 @@ class RaftAttackIT {
     }
 
     private static boolean ready(int r) throws IOException {
-        return shard.get(shard.urls.get(r), "/actuator/health/readiness").statusCode() == 200;
+        return shard.ready(r);
     }
 
     private static long directoryApplied(int r) throws IOException {
