@@ -789,9 +789,9 @@ class AuditorIT {
         for (int attempt = 0; attempt < 50; attempt++) {
             int base = 20_000 + new SplittableRandom().nextInt(20_000);
             boolean free = true;
-            // HTTPS ports, and the cluster directory's Raft ports 2000 above them.
-            for (int i = 0; i < 2 * n && free; i++) {
-                try (ServerSocket s = new ServerSocket(base + 2000 * (i / n) + i % n, 1,
+            // HTTPS ports, the cluster directory's Raft ports 2000 above them and the management ports 3000 above.
+            for (int i = 0; i < 3 * n && free; i++) {
+                try (ServerSocket s = new ServerSocket(base + new int[] {0, 2000, 3000}[i / n] + i % n, 1,
                         java.net.InetAddress.getLoopbackAddress())) {
                     s.setReuseAddress(true);
                 } catch (IOException e) {

@@ -323,6 +323,40 @@ class ClusterIT {
         }
     }
 
+    /**
+     * Health tells the truth (issue 30): with the other two directory voters killed, shard 0's member is cut off from
+     * the cluster directory, and says so in its readiness (DOWN) while its liveness stays UP (a restart would not mend
+     * it); once they are back, it is ready again. The unreplicated execution only (there the directory's voters are
+     * shards 0, 1 and 2, and shard 0's own ledger needs no one else).
+     */
+    @Test
+    @org.junit.jupiter.api.Order(3)
+    void aMemberCutOffFromTheDirectory_isNotReady_untilTheVotersReturn() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(REPLICAS == 1 && SHARDS == 3);
+        URI shard0 = urls(0).get(0);
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+                .until(() -> probe(shard0, "readiness") == 200);
+        for (int s = 1; s < SHARDS; s++) {
+            kill9(Long.parseLong(Files.readString(dir.resolve("shard-" + s).resolve("server.pid")).trim()));
+        }
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+                .until(() -> probe(shard0, "readiness") == 503);
+        assertThat(probe(shard0, "liveness")).as("liveness of the cut-off member").isEqualTo(200);
+        launcher(startArgs());
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+                .until(() -> probe(shard0, "readiness") == 200);
+    }
+
+    /** The status of a member's health probe ({@code readiness} or {@code liveness}) on its management port. */
+    private static int probe(URI member, String which) {
+        try {
+            return http().send(HttpRequest.newBuilder(URI.create(management(member) + "/actuator/health/" + which))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
     private static HttpResponse<byte[]> call(URI base, String method, String path, String key, String json)
             throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))

@@ -70,7 +70,7 @@ class PartitionIT {
                 "GLASSLEDGER_JAVA_OPTS", "-Xmx384m -XX:TieredStopAtLevel=1 -Djdk.net.hosts.file="
                         + dir.resolve("hosts-r{replica}"));
         shard = new LauncherShard(dir, env);
-        int apiPort = shard.port + 3000;
+        int apiPort = shard.port + 4000;  // the members' management ports are at + 3000
         assertThat(LauncherShard.free(apiPort)).as("Toxiproxy's API port %d is free", apiPort).isTrue();
         toxiproxy = new ProcessBuilder(toxiproxyBin, "-host", "127.0.0.1", "-port", Integer.toString(apiPort))
                 .redirectErrorStream(true).redirectOutput(dir.resolve("toxiproxy.log").toFile()).start();
