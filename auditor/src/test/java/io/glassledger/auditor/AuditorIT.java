@@ -787,7 +787,9 @@ class AuditorIT {
 
     private static int freePorts(int n) {
         for (int attempt = 0; attempt < 50; attempt++) {
-            int base = 20_000 + new SplittableRandom().nextInt(20_000);
+            // Below the kernel's ephemeral range (32768 and up) with every port (+ 4000 at most): an outgoing
+            // connection's local port cannot take one between the check and the bind.
+            int base = 10_000 + new SplittableRandom().nextInt(18_000);
             boolean free = true;
             // HTTPS ports, the cluster directory's Raft ports 2000 above them and the management ports 3000 above.
             for (int i = 0; i < 3 * n && free; i++) {

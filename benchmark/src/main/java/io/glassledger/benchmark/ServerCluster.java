@@ -114,7 +114,9 @@ final class ServerCluster implements AutoCloseable {
 
     static int freePorts(int n) throws IOException {
         for (int attempt = 0; attempt < 50; attempt++) {
-            int base = 20_000 + new SplittableRandom().nextInt(20_000);
+            // Below the kernel's ephemeral range (32768 and up) with every port (+ 4000 at most): an outgoing
+            // connection's local port cannot take one between the check and the bind.
+            int base = 10_000 + new SplittableRandom().nextInt(18_000);
             boolean free = true;
             for (int i = 0; i < n && free; i++) {
                 try (var s = new ServerSocket(base + i, 1, InetAddress.getLoopbackAddress())) {

@@ -645,7 +645,9 @@ class ClusterIT {
     /** A base port with {@code n} free ports from it. */
     private static int freePorts(int n) {
         for (int attempt = 0; attempt < 50; attempt++) {
-            int base = 20_000 + new SplittableRandom().nextInt(20_000);
+            // Below the kernel's ephemeral range (32768 and up) with every port (+ 4000 at most): an outgoing
+            // connection's local port cannot take one between the check and the bind.
+            int base = 10_000 + new SplittableRandom().nextInt(18_000);
             boolean free = true;
             // A replicated cluster's Raft ports are 1000 above its HTTPS ports, the directory's 2000 above, the
             // management ports 3000 above.

@@ -1,6 +1,13 @@
 package io.glassledger.server.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static io.glassledger.server.replication.AttackedShard.awaitDirectoryApplied;
+import static io.glassledger.server.replication.AttackedShard.awaitIdle;
+import static io.glassledger.server.replication.AttackedShard.console;
+import static io.glassledger.server.replication.AttackedShard.directoryApplied;
+import static io.glassledger.server.replication.AttackedShard.ready;
+import static io.glassledger.server.replication.AttackedShard.replicas;
+import static io.glassledger.server.replication.AttackedShard.shardLog;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -35,10 +42,8 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesReplyProto.AppendResult;
-import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
@@ -134,6 +139,7 @@ class RaftAttackIT {
         RaftProbe.quietLogs();
         shard = new LauncherShard(Path.of("target", "raft-attack-it"), Map.of());
         shard.start();
+        AttackedShard.shard = shard;
         shard.awaitLeader();
         clientKey = SigningKey.generate();
         sdk = GlassLedgerClient.connect(ClientConfig.builder().clusterFile(shard.dir.resolve("cluster.properties"))
@@ -589,66 +595,6 @@ class RaftAttackIT {
             assertThat(sdk.get(k)).isEqualTo("v");
             return;
         }
-    }
-
-    /** Replica {@code r}'s view of its group, with the admin key. */
-    private static JsonNode replicas(int r) throws IOException {
-        HttpResponse<byte[]> resp = shard.getAdmin(shard.urls.get(r), "/v1/admin/replicas");
-        assertThat(resp.statusCode()).as("GET /v1/admin/replicas at replica %d", r).isEqualTo(200);
-        return JSON.readTree(resp.body());
-    }
-
-    private static boolean ready(int r) throws IOException {
-        return shard.ready(r);
-    }
-
-    private static long directoryApplied(int r) throws IOException {
-        return JSON.readTree(LauncherShard.body(shard.get(shard.urls.get(r), "/v1/cluster"))).get("directory")
-                .get("appliedIndex").asLong();
-    }
-
-    private static void awaitDirectoryApplied(long index) {
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            for (int r = 0; r < LauncherShard.REPLICAS; r++) {
-                if (directoryApplied(r) < index) {
-                    return false;
-                }
-            }
-            return true;
-        });
-    }
-
-    /** Replica {@code r}'s copy of the shard's Raft log, as its storage holds it. */
-    private static List<LogEntryProto> shardLog(int r) throws IOException {
-        return RaftProbe.readLog(shard.memberDir(r).resolve("raft-0").resolve(RaftProbe.SHARD_GROUP.getUuid()
-                .toString()).resolve("current"));
-    }
-
-    private static String console(int r) throws IOException {
-        return Files.readString(shard.memberDir(r).resolve("console.log"), StandardCharsets.UTF_8);
-    }
-
-    /**
-     * Waits until the shard is idle: the leader's and {@code follower}'s commit index equal, in the same term, and
-     * unchanged since the previous read; returns {term, commit index} (the follower's last entry: the leader has
-     * nothing more to send it).
-     */
-    private static long[] awaitIdle(int leader, int follower) {
-        AtomicReference<long[]> last = new AtomicReference<>(new long[] {-1, -1});
-        AtomicReference<long[]> idle = new AtomicReference<>();
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() -> {
-            JsonNode l = replicas(leader);
-            JsonNode f = replicas(follower);
-            long[] now = {f.get("term").asLong(), f.get("commitIndex").asLong()};
-            boolean same = l.get("term").asLong() == now[0] && l.get("commitIndex").asLong() == now[1]
-                    && now[0] == last.get()[0] && now[1] == last.get()[1];
-            last.set(now);
-            if (same) {
-                idle.set(now);
-            }
-            return same;
-        });
-        return idle.get();
     }
 
     /**
