@@ -759,16 +759,10 @@ public final class TxnEngine implements AutoCloseable {
         return f;
     }
 
-    /**
-     * Whether {@link #apply} would apply this entry: false for an entry at or below {@link #applied()} (in the
-     * journal already) and for the entry this leader is proposing (applied as it was formed).
-     */
+    /** Whether {@link #apply} applies the entry: not one the journal holds, nor this leader's own in flight. */
     public boolean applies(long index, byte[] entry) {
-        if (index <= appliedIndex) {
-            return false;
-        }
         long[] origin = ReplicatedLog.origin(entry);
-        return origin == null || origin[0] != incarnation || origin[1] != inFlightSeq;
+        return index > appliedIndex && (origin == null || origin[0] != incarnation || origin[1] != inFlightSeq);
     }
 
     /**
