@@ -96,6 +96,8 @@ final class Ycsb {
         volatile boolean measuring;
         volatile boolean stop;
         volatile Throwable error;
+        /** Commits acknowledged at any time of the window, warm-up and drain included (a smoke's proof of life). */
+        final java.util.concurrent.atomic.LongAdder anyCommitted = new java.util.concurrent.atomic.LongAdder();
         final List<Recorder> recorders = new java.util.concurrent.CopyOnWriteArrayList<>();
         final java.util.concurrent.ConcurrentLinkedQueue<CommitPromise> promises =
                 new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -258,6 +260,7 @@ final class Ycsb {
                 long c0 = System.nanoTime();
                 CommitPromise p = tx.commit();
                 long c1 = System.nanoTime();
+                load.anyCommitted.increment();
                 if (load.measuring) {
                     rec.committed++;
                     if (writes.isEmpty()) {
