@@ -325,7 +325,8 @@ final class Ycsb {
 
     static VerifierStats delta(VerifierStats a, VerifierStats b) {
         return new VerifierStats(b.batches() - a.batches(), b.proofs() - a.proofs(), b.proofBytes() - a.proofBytes(),
-                b.claims() - a.claims(), b.appendOnlyBytes() - a.appendOnlyBytes());
+                b.claims() - a.claims(), b.appendOnlyBytes() - a.appendOnlyBytes(), b.overdue() - a.overdue(),
+                b.overdueProven() - a.overdueProven());
     }
 
     private Ycsb() {

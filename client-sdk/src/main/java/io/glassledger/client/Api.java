@@ -85,7 +85,7 @@ final class Api {
     /**
      * One shard served by several replicas: requests go to the one that last answered as the leader. A
      * {@code not_leader} answer moves them to the leader it names (or, when none is known yet, to the next replica
-     * after a pause), and so does an {@code unavailable} one; a request that got no answer at all moves on only if
+     * after a pause), and so does an {@code unavailable} or {@code replica_behind} one; a request that got no answer at all moves on only if
      * sending it twice cannot do anything twice (not a commit or prepare, not an admin change), since the first may
      * have arrived. Bounded by the request timeout and {@link #MAX_FAILOVER_TRIES} attempts.
      */
@@ -217,7 +217,8 @@ final class Api {
      * For an answer from replica {@code at}: the pause before sending the request again at {@link #current} (which
      * this moves), or -1 to take the answer as it is. {@code not_leader} names the leader (go there at once) or no
      * one yet (an election: try the next replica after a pause); {@code unavailable} means this replica does nothing
-     * now (it is restarting), and nothing was done.
+     * now (it is restarting), and nothing was done; {@code replica_behind}, that this replica has not persisted what
+     * the request names yet (another may have).
      */
     private long redirect(Answer a, int at) {
         if (a.status() != 421 && a.status() != 503) {
@@ -235,7 +236,7 @@ final class Api {
                 current = to;
                 return 0;
             }
-        } else if (!"unavailable".equals(p.code())) {
+        } else if (!"unavailable".equals(p.code()) && !"replica_behind".equals(p.code())) {
             return -1;
         }
         if (current == at) {

@@ -45,6 +45,7 @@ public final class ClientConfig {
     private final List<String> auditorPins;
     private final Duration auditInterval;
     private final Consumer<IntegrityViolation> violationHandler;
+    private final Consumer<PromiseOverdue> overdueHandler;
     private final int maxRetries;
     private final int promiseDeadlineIntervals;
     private final Duration persistInterval;
@@ -106,6 +107,7 @@ public final class ClientConfig {
         }
         auditInterval = nonNegative("auditInterval", b.auditInterval);
         violationHandler = Objects.requireNonNull(b.violationHandler, "violationHandler");
+        overdueHandler = Objects.requireNonNull(b.overdueHandler, "overdueHandler");
         if (b.maxRetries < 0) {
             throw new IllegalArgumentException("maxRetries must be non-negative");
         }
@@ -238,6 +240,15 @@ public final class ClientConfig {
         return violationHandler;
     }
 
+    /**
+     * Hears once of every promise that goes {@link PromiseOverdue overdue}: not proven by its deadline, with no
+     * evidence against it either (the shard is unavailable, failing over, or withholding). Unlike a violation it
+     * accuses no one; the promise stays in the verifier and is asked for again. The default logs a warning.
+     */
+    public Consumer<PromiseOverdue> overdueHandler() {
+        return overdueHandler;
+    }
+
     /** Retries of {@link GlassLedgerClient#runTransaction} on {@code conflict} or {@code overloaded}. */
     public int maxRetries() {
         return maxRetries;
@@ -245,8 +256,9 @@ public final class ClientConfig {
 
     /**
      * How many persist intervals after its verify delay a promise may stay unprovable: past acknowledgement +
-     * {@link #verifyDelay()} + this many persist intervals ({@link #persistInterval(Duration)}), a promise the
-     * server still answers {@code PENDING} for fails with {@link IntegrityViolation.Kind#BROKEN_PROMISE}.
+     * {@link #verifyDelay()} + this many persist intervals ({@link #persistInterval(Duration)}), a promise the shard
+     * has not proven is {@link PromiseOverdue overdue} (reported to {@link #overdueHandler()}, and asked for again);
+     * not a violation, which takes evidence.
      */
     public int promiseDeadlineIntervals() {
         return promiseDeadlineIntervals;
@@ -313,6 +325,8 @@ public final class ClientConfig {
         private Duration auditInterval = Duration.ZERO;
         private Consumer<IntegrityViolation> violationHandler = v -> LOG.log(System.Logger.Level.ERROR,
                 "integrity violation: " + v.evidence().toMap(), v);
+        private Consumer<PromiseOverdue> overdueHandler = o -> LOG.log(System.Logger.Level.WARNING,
+                o.getMessage());
         private int maxRetries = DEFAULT_MAX_RETRIES;
         private int promiseDeadlineIntervals = DEFAULT_PROMISE_DEADLINE_INTERVALS;
         private Duration persistInterval;
@@ -455,6 +469,12 @@ public final class ClientConfig {
 
         public Builder violationHandler(Consumer<IntegrityViolation> v) {
             violationHandler = v;
+            return this;
+        }
+
+        /** See {@link ClientConfig#overdueHandler()}. */
+        public Builder overdueHandler(Consumer<PromiseOverdue> v) {
+            overdueHandler = v;
             return this;
         }
 

@@ -17,6 +17,8 @@ import java.util.concurrent.CompletableFuture;
  * the values the transaction read, and the outcome of checking it, which the background verifier completes: with a
  * {@link VerificationOutcome}, or exceptionally with an {@link IntegrityViolation} (or, if it could never be checked,
  * a {@link GlassLedgerException} such as {@code closed}). It never completes normally without the proofs verified.
+ * A promise the shard has not proven by its deadline, with no evidence against it, is {@link #overdue()}: the check
+ * goes on, and the outcome comes when the shard answers.
  */
 public final class CommitPromise {
     private final Bytes txId;
@@ -26,6 +28,7 @@ public final class CommitPromise {
     private final CompletableFuture<VerificationOutcome> outcome = new CompletableFuture<>();
     private final long ackNanos;
     private final List<CommitPromise> parts;
+    private volatile PromiseOverdue overdue;
 
     CommitPromise(Promise promise, SignedTransaction signed, List<PromiseVerifier.Read> reads, long ackNanos) {
         this.txId = signed.txId();
@@ -138,6 +141,28 @@ public final class CommitPromise {
     /** The values read, with the versions read: what the background verifier checks besides the writes. */
     public List<PromiseVerifier.Read> reads() {
         return reads;
+    }
+
+    /**
+     * Set once the shard has not proven this promise by its deadline, and stays set after it is proven late (see
+     * {@link PromiseOverdue}); for a cross-shard transaction, the first part that went overdue. Empty otherwise.
+     */
+    public java.util.Optional<PromiseOverdue> overdue() {
+        if (parts.size() > 1) {
+            return parts.stream().map(p -> p.overdue).filter(java.util.Objects::nonNull).findFirst();
+        }
+        return java.util.Optional.ofNullable(overdue);
+    }
+
+    /** Marks this promise overdue; true the first time. */
+    boolean markOverdue(PromiseOverdue o) {
+        synchronized (this) {
+            if (overdue != null) {
+                return false;
+            }
+            overdue = o;
+            return true;
+        }
     }
 
     /** The check's outcome. A copy of the verifier's future: completing it does not complete the check. */

@@ -23,21 +23,21 @@ import java.util.concurrent.locks.ReentrantLock;
  * ({@link ProofBatchPlanner}), checks the answer ({@link BatchChecker}), makes the proof digests trusted in block
  * order ({@link TrustKeeper#adopt}), and completes each promise's future.
  *
- * <p>A PENDING block, a transport failure or a retryable error puts the promises back with a backoff; they are
- * never completed as verified without their proofs. A failed proof, a fork, or {@code stale_digest} completes the
- * promises concerned with an {@link IntegrityViolation}, which also goes to the violation handler. A non-retryable
- * error (the server refuses the request itself) is retried a few times, then fails the promises with it: not
- * verified, not a violation either.
+ * <p><b>A violation takes evidence a third party can check</b> (docs/ARCHITECTURE.md "No false accusation"): a proof
+ * that contradicts the promise, a digest that is not an append-only extension of the trusted one, two digests of one
+ * block, two promises of one block that put the same key. Those complete the promises concerned with an
+ * {@link IntegrityViolation}, which also goes to the violation handler.
  *
- * <p>Promises are kept, not re-queued forever. A server that answers {@code unknown_block} denies a block it promised
- * (or served reads from): {@code BROKEN_PROMISE} at once, after re-asking promise by promise to pin it on the right
- * one. Each has a deadline (acknowledgement +
- * {@link ClientConfig#promiseDeadline}); a promise whose block the server still answers {@code PENDING} for past it,
- * or answers with an error other than no answer at all ({@code transport}), fails with {@code BROKEN_PROMISE}
- * carrying the signed heads seen. {@code PENDING} for a block at or below a signed head the client held when it asked
- * is {@code BROKEN_PROMISE} at once: the server signed that block as persisted. A server that does not answer at all
- * cannot be judged: its promises stay unverified (and hold their place in the queue) until it answers or the client
- * closes.
+ * <p><b>Anything else makes a promise overdue, never a violation</b>: no answer, {@code replica_behind},
+ * {@code unavailable}, {@code not_leader}, a lost quorum, {@code PENDING} past the promise's deadline
+ * (acknowledgement + {@link ClientConfig#promiseDeadline}), {@code PENDING} for a block the server already signed as
+ * persisted, or {@code unknown_block} for the promised block. None of those answers is signed, so none proves
+ * anything to anyone else; a replica failing over, lagging, or cut off from its quorum gives them honestly. An
+ * overdue promise is reported once ({@link PromiseOverdue}, to {@link ClientConfig#overdueHandler}), keeps its place
+ * in the queue, and is asked for again with backoff (at most {@link PromiseOverdue#RETRY_CAP} apart; the request
+ * goes to whichever replica the client reaches): it ends verified, with a violation if the shard then answers with
+ * evidence against it, or {@code closed}. A non-retryable refusal of the request itself is retried a few times,
+ * then fails the promises with it: not verified, not a violation either.
  *
  * <p>The queue is bounded ({@link ClientConfig#maxUnverifiedPromises}): {@link #reserve} takes a place before a
  * commit is sent, and a promise gives it back once its check completes, whichever way.
@@ -50,7 +50,12 @@ final class DeferredVerifier implements AutoCloseable {
     /** A round's request stays well under the server's 8 MiB body limit. */
     private static final long MAX_ROUND_BYTES = 4L << 20;
     private static final int MAX_REFUSALS = 5;
-    private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /**
+     * Refusals that concern the promise's block rather than the request: asked again for as long as the promise
+     * waits, however the server flags them (a replica behind the one that signed, or one that denies the block).
+     */
+    private static final Set<String> UNPROVEN = Set.of("unknown_block", "stale_digest", "replica_behind");
+    private static final long MAX_BACKOFF_NANOS = PromiseOverdue.RETRY_CAP.toNanos();
 
     private final Api api;
     private final TrustKeeper trust;
@@ -66,6 +71,7 @@ final class DeferredVerifier implements AutoCloseable {
     private final long deadlineNanos;
     private final int capacity;
     private final LongSupplier ticker;
+    private final java.util.function.Consumer<PromiseOverdue> overdueHandler;
     // Places taken: commits in flight (reserved) plus promises queued or in a round. Never above capacity.
     private final AtomicInteger load = new AtomicInteger();
     // The verified signed heads the batch answers carried, newest last (a few), for BROKEN_PROMISE evidence.
@@ -92,6 +98,8 @@ final class DeferredVerifier implements AutoCloseable {
         int refusals;
         // Checked in a round of its own: the server denied a block of a round it was in, and the round must say whose.
         boolean alone;
+        // Reported overdue (once).
+        boolean overdue;
 
         Entry(CommitPromise promise, long seq, long due, long deadline) {
             this.promise = promise;
@@ -107,9 +115,10 @@ final class DeferredVerifier implements AutoCloseable {
      * @param ticker   the clock, in nanoseconds
      */
     DeferredVerifier(Api api, TrustKeeper trust, Violations violations, int maxKeysPerItem, Duration proofWait,
-                     Duration requestTimeout, Duration deadline, int capacity, LongSupplier ticker) {
+                     Duration requestTimeout, Duration deadline, int capacity, LongSupplier ticker,
+                     java.util.function.Consumer<PromiseOverdue> overdueHandler) {
         this(api, trust, violations, maxKeysPerItem, DEFAULT_MAX_ITEMS, DEFAULT_MAX_RESPONSE_BYTES, proofWait,
-                requestTimeout, deadline, capacity, ticker);
+                requestTimeout, deadline, capacity, ticker, overdueHandler);
     }
 
     /**
@@ -121,10 +130,12 @@ final class DeferredVerifier implements AutoCloseable {
      *                         ({@link ClientConfig#promiseDeadline})
      * @param capacity         places in the queue ({@link ClientConfig#maxUnverifiedPromises})
      * @param ticker           the clock, in nanoseconds
+     * @param overdueHandler   hears once of each promise that goes overdue
      */
     DeferredVerifier(Api api, TrustKeeper trust, Violations violations, int maxKeysPerItem, int maxItems,
                      long maxResponseBytes, Duration proofWait, Duration requestTimeout, Duration deadline,
-                     int capacity, LongSupplier ticker) {
+                     int capacity, LongSupplier ticker, java.util.function.Consumer<PromiseOverdue> overdueHandler) {
+        this.overdueHandler = overdueHandler;
         this.maxItems = maxItems;
         this.maxAnswerBytes = maxResponseBytes / 2;
         this.api = api;
@@ -149,11 +160,13 @@ final class DeferredVerifier implements AutoCloseable {
     private final java.util.concurrent.atomic.LongAdder statClaims = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder statAppendOnlyBytes =
             new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder statOverdue = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder statOverdueProven = new java.util.concurrent.atomic.LongAdder();
 
     /** What the background verifier has received so far. */
     VerifierStats stats() {
         return new VerifierStats(statBatches.sum(), statProofs.sum(), statProofBytes.sum(), statClaims.sum(),
-                statAppendOnlyBytes.sum());
+                statAppendOnlyBytes.sum(), statOverdue.sum(), statOverdueProven.sum());
     }
 
     private void count(Dto.ProofBatchResponse resp) {
@@ -344,27 +357,19 @@ final class DeferredVerifier implements AutoCloseable {
             entries.values().forEach(e -> fail(e, v));
             return;
         } catch (GlassLedgerException e) {
-            if ("stale_digest".equals(e.code())) {
-                IntegrityViolation v = IntegrityViolation.builder(IntegrityViolation.Kind.STALE_DIGEST,
-                                "the server's head is behind the trusted block " + base.digest().blockNo() + ": "
-                                        + e.detail())
-                        .trust(base).txIds(entries.keySet().stream().map(CommitPromise::txId).toList()).cause(e)
-                        .build();
-                entries.values().forEach(en -> fail(en, v));
+            if ("unknown_block".equals(e.code()) && entries.size() > 1) {
+                // Whose block does the server deny? Each promise is asked for alone, so the answer names it.
+                entries.values().forEach(en -> {
+                    en.alone = true;
+                    requeue(en, 0);
+                });
                 return;
             }
+            // stale_digest (the server says the trusted block is beyond its head), unknown_block (it denies the
+            // promised block): unsigned answers a lagging or failing-over replica gives too. Not evidence: retried,
+            // and overdue if the deadline passes (retry), or at once for a denied block.
             if ("unknown_block".equals(e.code())) {
-                // A shard never denies a block it promised, nor one it served reads from: whose promise is it?
-                if (entries.size() == 1) {
-                    Entry en = entries.values().iterator().next();
-                    fail(en, broken(en.promise, base, "the server denies a block of the promise: " + e.detail(), e));
-                } else {
-                    entries.values().forEach(en -> {
-                        en.alone = true;
-                        requeue(en, 0);
-                    });
-                }
-                return;
+                entries.values().forEach(en -> overdue(en, e.code() + ": " + e.detail()));
             }
             if (("too_large".equals(e.code()) || "response_too_large".equals(e.code())) && roundKeyBudget > 1) {
                 roundKeyBudget = Math.max(1, roundKeyBudget / 2);
@@ -387,6 +392,9 @@ final class DeferredVerifier implements AutoCloseable {
                 pending(e.getValue(), r.pendingBlock, signedBefore, base);
             } else {
                 CommitPromise p = e.getKey();
+                if (e.getValue().overdue) {
+                    statOverdueProven.increment();
+                }
                 p.outcome().complete(new VerificationOutcome(p.txId(), p.block(), r.digest, r.writes, r.reads,
                         Duration.ofNanos(System.nanoTime() - p.ackNanos())));
             }
@@ -458,32 +466,40 @@ final class DeferredVerifier implements AutoCloseable {
     }
 
     private void pending(Entry e, long block, long signedBefore, TrustedState base) {
-        CommitPromise p = e.promise;
         if (block >= 0 && block <= signedBefore) {
-            fail(e, broken(p, base, "the server answered PENDING for block " + block + ", but had already signed "
-                    + "block " + signedBefore + " as persisted", null));
-            return;
-        }
-        if (ticker.getAsLong() - e.deadline >= 0) {
-            fail(e, broken(p, base, "block " + block + " is still not provable " + Duration.ofNanos(deadlineNanos)
-                    + " after the promise (its deadline)", null));
-            return;
+            // The server signed block signedBefore as persisted, yet answers PENDING for the promised block at or
+            // below it: withholding, or a replica behind the one that signed. The answer is not signed: overdue.
+            overdue(e, "PENDING for block " + block + ", though the shard signed block " + signedBefore
+                    + " as persisted");
+        } else if (ticker.getAsLong() - e.deadline >= 0) {
+            overdue(e, "PENDING for block " + block + " (not persisted yet)");
         }
         e.pendings++;
         // The server already waited for the block; ask again soon, then less eagerly, and at the deadline at last.
         requeue(e, Math.min(MAX_BACKOFF_NANOS, TimeUnit.MILLISECONDS.toNanos(20) << Math.min(e.pendings, 10)));
     }
 
-    /** A BROKEN_PROMISE violation for {@code p}, with the signed heads seen. */
-    private IntegrityViolation broken(CommitPromise p, TrustedState base, String why, Throwable cause) {
+    /** Reports {@code e} overdue, once: not a violation; it stays queued and is asked for again. */
+    private void overdue(Entry e, String lastAnswer) {
+        if (e.overdue) {
+            return;
+        }
+        e.overdue = true;
+        CommitPromise p = e.promise;
         List<SignedHead> heads;
         synchronized (headsSeen) {
             heads = new ArrayList<>(headsSeen);
         }
-        return IntegrityViolation.builder(IntegrityViolation.Kind.BROKEN_PROMISE, "tx " + p.txId().hex() + ": " + why
-                        + " (" + p + ")")
-                .trust(base).serverDigest(p.promise() == null ? null : p.promise().served()).claims(p.claims())
-                .txIds(List.of(p.txId())).headsSeen(heads).cause(cause).build();
+        PromiseOverdue o = new PromiseOverdue(p.txId(), p.promise() == null ? -1 : p.promise().shard(), p.block(),
+                Duration.ofNanos(Math.max(0, ticker.getAsLong() - (e.deadline - deadlineNanos))), lastAnswer, heads);
+        statOverdue.increment();
+        if (p.markOverdue(o)) {
+            try {
+                overdueHandler.accept(o);
+            } catch (RuntimeException x) {
+                LOG.log(System.Logger.Level.ERROR, "overdue handler failed on " + o.getMessage(), x);
+            }
+        }
     }
 
     private void remember(List<SignedHead> heads) {
@@ -510,15 +526,13 @@ final class DeferredVerifier implements AutoCloseable {
     }
 
     private void retry(Entry e, GlassLedgerException cause) {
-        if (!cause.retryable() && ++e.refusals > MAX_REFUSALS) {
+        if (!cause.retryable() && !UNPROVEN.contains(cause.code()) && ++e.refusals > MAX_REFUSALS) {
             e.promise.outcome().completeExceptionally(cause);
             return;
         }
-        if (!GlassLedgerException.TRANSPORT.equals(cause.code()) && ticker.getAsLong() - e.deadline >= 0) {
-            // The server answers, but not with the proof it promised: past the deadline that is a broken promise.
-            fail(e, broken(e.promise, trust.current(), "past its deadline the server still answers "
-                    + cause.code() + " instead of a proof: " + cause.detail(), cause));
-            return;
+        if (ticker.getAsLong() - e.deadline >= 0) {
+            // No proof by the deadline, and no evidence either: the shard is unavailable, not caught cheating.
+            overdue(e, cause.code() + (cause.detail() == null ? "" : ": " + cause.detail()));
         }
         e.errors++;
         long backoff = Math.min(MAX_BACKOFF_NANOS, TimeUnit.MILLISECONDS.toNanos(50) << Math.min(e.errors, 10));

@@ -196,8 +196,16 @@ final class Proofs {
         });
     }
 
-    /** {@code latest}: the block the server answered as its latest persisted one. */
-    private static void notBehind(TrustedState t0, long latest, Digest d, SignedHead h) {
+    /**
+     * {@code latest}: the block the server answered as its latest persisted one. For a replicated shard an older
+     * one is a replica's lag (each persists at its own pace, and the client may have learnt a newer head from
+     * another), not evidence of anything: a retryable {@code replica_behind}.
+     */
+    private void notBehind(TrustedState t0, long latest, Digest d, SignedHead h) {
+        if (latest < t0.digest().blockNo() && api.replicas() > 1) {
+            throw new GlassLedgerException("replica_behind", 0, true, "the replica answered block " + latest
+                    + " as its latest, older than the trusted block " + t0.digest().blockNo() + ": ask again");
+        }
         if (latest < t0.digest().blockNo()) {
             throw IntegrityViolation.builder(IntegrityViolation.Kind.STALE_DIGEST, "the server's latest block "
                             + latest + " is older than block " + t0.digest().blockNo() + ", which it had already shown")

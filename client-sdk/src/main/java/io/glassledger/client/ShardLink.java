@@ -96,7 +96,8 @@ final class ShardLink {
                     info.maxProofItems() == null ? DeferredVerifier.DEFAULT_MAX_ITEMS : info.maxProofItems(),
                     info.maxResponseBytes() == null ? DeferredVerifier.DEFAULT_MAX_RESPONSE_BYTES
                             : info.maxResponseBytes(), config.proofWait(), config.requestTimeout(),
-                    config.promiseDeadline(stated), config.maxUnverifiedPromises(), System::nanoTime);
+                    config.promiseDeadline(stated), config.maxUnverifiedPromises(), System::nanoTime,
+                    config.overdueHandler());
             return new ShardLink(expectedShard, url, api, info, keeper, verifier, offset);
         } catch (RuntimeException e) {
             api.close();

@@ -29,10 +29,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The promise deadline and the immediate PENDING rule of {@link DeferredVerifier}, driven by a ticker the test moves,
- * against a loopback server that answers proof batches from a real in-memory ledger ({@link TestLedger}): blocks the
- * ledger does not have are PENDING, as a server would say. Nothing depends on how fast this machine is: a promise can
- * only be judged broken once the test moves the ticker past its deadline.
+ * The promise deadline of {@link DeferredVerifier}, driven by a ticker the test moves, against a loopback server that
+ * answers proof batches from a real in-memory ledger ({@link TestLedger}): blocks the ledger does not have are
+ * PENDING, as a server would say. Nothing depends on how fast this machine is: a promise can only go overdue once the
+ * test moves the ticker past its deadline. Overdue is unavailability, never a violation: a violation comes only with
+ * evidence (here, the block proven without the promised write).
  */
 class DeferredVerifierDeadlineTest {
     static final Duration DEADLINE = Duration.ofSeconds(10);
@@ -41,6 +42,7 @@ class DeferredVerifierDeadlineTest {
     final AtomicLong ticker = new AtomicLong();
     final AtomicInteger batches = new AtomicInteger();
     final List<IntegrityViolation> violations = new CopyOnWriteArrayList<>();
+    final List<PromiseOverdue> overdue = new CopyOnWriteArrayList<>();
     volatile boolean allPending;
     HttpServer server;
     ExecutorService pool;
@@ -73,7 +75,7 @@ class DeferredVerifierDeadlineTest {
         store.initialize(l.trust(3));
         TrustKeeper keeper = new TrustKeeper(store, api, l.server.publicKey(), TestLedger.SHARD);
         verifier = new DeferredVerifier(api, keeper, new Violations(violations::add), 1000, Duration.ZERO,
-                Duration.ofSeconds(30), DEADLINE, 2, ticker::get);
+                Duration.ofSeconds(30), DEADLINE, 2, ticker::get, overdue::add);
     }
 
     @AfterEach
@@ -114,9 +116,9 @@ class DeferredVerifierDeadlineTest {
     }
 
     @Test
-    void pendingUntilTheDeadline_isNotJudged_thenPastIt_isABrokenPromise() {
+    void pendingUntilTheDeadline_isNotJudged_thenPastIt_isOverdue_andABlockWithoutTheWrite_isTheViolation() {
         SignedTransaction t = l.tx(d -> d.put(b("dropped"), b("1")));
-        CommitPromise p = l.promise(t, 4, 3, List.of());  // block 4: the shard never makes it
+        CommitPromise p = l.promise(t, 4, 3, List.of());  // block 4: the shard makes it without this write
         verifier.submit(p, Duration.ZERO);
         int seen = 0;
         for (Duration at : List.of(Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(5),
@@ -125,29 +127,64 @@ class DeferredVerifierDeadlineTest {
             awaitRounds(++seen);
             seen = batches.get();
             assertFalse(p.outcome().isDone(), "judged at " + at + ", before the deadline " + DEADLINE);
+            assertTrue(overdue.isEmpty() && p.overdue().isEmpty(), "overdue at " + at);
         }
         advanceTo(DEADLINE);
+        await().atMost(Duration.ofSeconds(30)).until(() -> overdue.size() == 1);
+        PromiseOverdue o = overdue.get(0);
+        assertEquals(t.txId(), o.txId());
+        assertEquals(4, o.block());
+        assertEquals(PromiseOverdue.CODE, o.code());
+        assertTrue(o.retryable());
+        assertTrue(o.lastAnswer().contains("PENDING"), o.lastAnswer());
+        assertEquals(List.of(l.head()), o.headsSeen());
+        assertEquals(o, p.overdue().orElseThrow());
+        assertFalse(p.outcome().isDone(), "overdue is not an outcome: the promise is asked for again");
+        assertTrue(violations.isEmpty(), "no evidence, no accusation: " + violations);
+
+        // The shard answers at last, with a block 4 that does not hold the write: that proof is the evidence.
+        l.append(l.tx(d -> d.put(b("other"), b("2"))));
+        advanceTo(DEADLINE.plus(PromiseOverdue.RETRY_CAP));
         await().atMost(Duration.ofSeconds(30)).until(() -> p.outcome().isDone());
         IntegrityViolation v = violation(p);
-        assertEquals(IntegrityViolation.Kind.BROKEN_PROMISE, v.kind(), v.getMessage());
-        assertTrue(v.getMessage().contains("deadline"), v.getMessage());
+        assertEquals(IntegrityViolation.Kind.BAD_PROOF, v.kind(), v.getMessage());
         assertEquals(List.of(t.txId()), v.evidence().txIds());
-        assertEquals(List.of(l.head()), v.evidence().headsSeen());
+        assertEquals(4, v.evidence().serverDigest().blockNo());
+        assertTrue(v.evidence().proof() != null && v.evidence().serverHead() != null, "the proof and the signed head");
         assertEquals(List.of(v), violations);
+        assertEquals(1, overdue.size(), "reported overdue once");
     }
 
     @Test
-    void pendingAtOrBelowAHeldSignedHead_isABrokenPromiseAtOnce() {
+    void anOverduePromise_provenLate_verifies_andIsCounted() throws Exception {
+        SignedTransaction t = l.tx(d -> d.put(b("late"), b("1")));
+        CommitPromise p = l.promise(t, 4, 3, List.of());
+        verifier.submit(p, Duration.ZERO);
+        advanceTo(DEADLINE);
+        await().atMost(Duration.ofSeconds(30)).until(() -> overdue.size() == 1);
+        l.append(t);  // a failover kept it from being proven on time; the shard had it all along
+        advanceTo(DEADLINE.plus(PromiseOverdue.RETRY_CAP));
+        assertEquals(4, p.outcome().get(30, java.util.concurrent.TimeUnit.SECONDS).block());
+        assertTrue(violations.isEmpty(), violations.toString());
+        assertEquals(1, verifier.stats().overdue());
+        assertEquals(1, verifier.stats().overdueProven());
+    }
+
+    @Test
+    void pendingAtOrBelowAHeldSignedHead_isOverdueAtOnce_notAViolation() throws Exception {
         allPending = true;
         SignedTransaction t = l.tx(d -> d.put(b("k3"), b("v3")));
         CommitPromise p = l.promise(t, 3, 2, List.of());  // the client holds the signed head of block 3
         verifier.submit(p, Duration.ZERO);
-        await().atMost(Duration.ofSeconds(30)).until(() -> p.outcome().isDone());
+        await().atMost(Duration.ofSeconds(30)).until(() -> overdue.size() == 1);
         assertEquals(0, ticker.get(), "no time passed");
-        IntegrityViolation v = violation(p);
-        assertEquals(IntegrityViolation.Kind.BROKEN_PROMISE, v.kind(), v.getMessage());
-        assertTrue(v.getMessage().contains("already signed"), v.getMessage());
-        assertEquals(l.head(3), v.evidence().trustedHead());
+        assertTrue(overdue.get(0).lastAnswer().contains("signed block 3"), overdue.get(0).lastAnswer());
+        assertFalse(p.outcome().isDone());
+        assertTrue(violations.isEmpty(), "an unsigned PENDING proves nothing to a third party");
+        allPending = false;  // e.g. the client had reached a replica behind the one that signed
+        advanceTo(PromiseOverdue.RETRY_CAP);
+        assertEquals(3, p.outcome().get(30, java.util.concurrent.TimeUnit.SECONDS).block());
+        assertTrue(violations.isEmpty(), violations.toString());
     }
 
     @Test
@@ -174,13 +211,18 @@ class DeferredVerifierDeadlineTest {
         assertTrue(e.retryable());
         verifier.unreserve();
         verifier.unreserve();
-        // Two promises take both places until their checks complete (here: broken, the server says PENDING at 3).
+        // Two promises take both places until their checks complete: overdue (PENDING at signed block 3) keeps
+        // them; the proof of block 3, which holds neither write, completes them (violations).
         CommitPromise a = l.promise(l.tx(d -> d.put(b("a"), b("1"))), 3, 3, List.of());
         CommitPromise c = l.promise(l.tx(d -> d.put(b("c"), b("1"))), 3, 3, List.of());
         verifier.submit(a, Duration.ofSeconds(1));
         verifier.submit(c, Duration.ofSeconds(1));
         assertFalse(verifier.reserve(), "two promises waiting");
         advanceTo(Duration.ofSeconds(1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> overdue.size() == 2);
+        assertFalse(verifier.reserve(), "overdue promises keep their places");
+        allPending = false;
+        advanceTo(Duration.ofSeconds(1).plus(PromiseOverdue.RETRY_CAP));
         await().atMost(Duration.ofSeconds(30)).until(() -> a.outcome().isDone() && c.outcome().isDone());
         await().atMost(Duration.ofSeconds(30)).until(verifier::reserve);
     }

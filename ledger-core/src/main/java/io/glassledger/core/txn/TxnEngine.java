@@ -167,8 +167,11 @@ public final class TxnEngine implements AutoCloseable {
     private record ApplyReq(long term, long index, byte[] entry, CompletableFuture<Void> done) implements Request {
     }
 
-    /** This replica became the group's leader (all earlier entries applied), or stopped being it. */
-    private record RoleReq(boolean leader, String leaderHint) implements Request {
+    /**
+     * This replica became the group's leader (all earlier entries applied), or stopped being it; {@code generation}
+     * orders role changes, so one put back to wait for persistence never undoes a later one.
+     */
+    private record RoleReq(boolean leader, String leaderHint, long generation) implements Request {
     }
 
     /** A snapshot of the applied state into {@code dir}. */
@@ -260,6 +263,9 @@ public final class TxnEngine implements AutoCloseable {
     private final List<Wal.Record> pending = new ArrayList<>();
     private volatile boolean leader;
     private volatile String leaderHint;
+    private final java.util.concurrent.atomic.AtomicLong roleGeneration = new java.util.concurrent.atomic.AtomicLong();
+    /** Elected, persisting the blocks sealed before its term before it takes requests. */
+    private volatile boolean takingOver;
     private volatile long appliedTerm;
     private volatile long appliedIndex;
     private volatile Runnable onLostLeadership = () -> { };
@@ -708,6 +714,10 @@ public final class TxnEngine implements AutoCloseable {
 
     private TxnException notLeader() {
         String hint = leaderHint;
+        if (takingOver) {
+            return new TxnException(Reason.NOT_LEADER, "this replica of shard " + cfg.shard() + " was elected its "
+                    + "leader and takes requests once it has persisted the blocks sealed before its term", null);
+        }
         return new TxnException(Reason.NOT_LEADER, "this replica of shard " + cfg.shard() + " is not its leader"
                 + (hint != null ? "; the leader is " + hint : "; no leader is known yet"), hint);
     }
@@ -720,6 +730,46 @@ public final class TxnEngine implements AutoCloseable {
     /** The leader's id as this replica knows it (null if unknown, or if this is the leader). */
     public String leaderHint() {
         return leaderHint;
+    }
+
+    /**
+     * A role change, on the sequencer thread. A new leader takes requests only once it has persisted every block
+     * sealed before its term (docs/ARCHITECTURE.md "No false accusation"): a predecessor signed only blocks whose seal
+     * the group committed, and this replica has applied every committed entry before this request, so afterwards its
+     * signed head is at least any head a client holds, and it never serves a digest, a promise or a proof below one.
+     * Until then it refuses requests as a replica that is not the leader (with no leader to name), and persists.
+     */
+    private void takeRole(RoleReq role) {
+        if (role.generation() != roleGeneration.get()) {
+            return;  // a later role change is behind this one in the queue
+        }
+        if (!role.leader()) {
+            leader = false;
+            takingOver = false;
+            leaderHint = role.leaderHint();
+            return;
+        }
+        long sealedThrough = sequencer.epochBase() - 1;
+        if (persisted.get() >= sealedThrough) {
+            takingOver = false;
+            leaderHint = null;
+            leader = true;
+            return;
+        }
+        takingOver = true;
+        leader = false;
+        leaderHint = null;
+        awaitPersisted(sealedThrough).whenComplete((x, err) -> {
+            if (err == null) {
+                queue.add(role);  // looked at again in order; a later role change makes it a no-op
+            }
+        });
+        persistSoon();
+    }
+
+    /** Elected the group's leader and still persisting the blocks sealed before its term (see {@link #isLeader}). */
+    public boolean takingOver() {
+        return takingOver;
     }
 
     /** Whether this engine is one replica of a replicated shard. */
@@ -770,12 +820,12 @@ public final class TxnEngine implements AutoCloseable {
      * takes client requests once those are applied (they are ahead of this in the queue).
      */
     public void becomeLeader() {
-        queue.add(new RoleReq(true, null));
+        queue.add(new RoleReq(true, null, roleGeneration.incrementAndGet()));
     }
 
     /** Another replica (or none yet) leads the group. */
     public void becomeFollower(String leaderHint) {
-        queue.add(new RoleReq(false, leaderHint));
+        queue.add(new RoleReq(false, leaderHint, roleGeneration.incrementAndGet()));
     }
 
     /**
@@ -1045,8 +1095,7 @@ public final class TxnEngine implements AutoCloseable {
             processApply(a);
             return;
         } else if (r instanceof RoleReq role) {
-            leader = role.leader();
-            leaderHint = role.leaderHint();
+            takeRole(role);
             return;
         } else if (r instanceof SnapshotReq q) {
             processSnapshot(q);

@@ -87,6 +87,11 @@ class ProofController {
         return Mono.fromCallable(() -> {
             long head = e.digest().blockNo();
             long t = to == null ? head : to;
+            if (shard.replicas().isPresent() && from >= 0 && from <= t && t > head) {
+                // A replica persists at its own pace: a block another replica signed may not be here yet. Not a
+                // denial of the block (the client would take it for a rollback): ask again, or another replica.
+                throw replicaBehind(t, 0);
+            }
             if (from < 0 || t > head || from > t) {
                 throw new ApiException(from > head ? "stale_digest" : "unknown_block",
                         from > head ? HttpStatus.CONFLICT : HttpStatus.NOT_FOUND,
