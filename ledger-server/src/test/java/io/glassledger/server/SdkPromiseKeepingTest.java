@@ -17,9 +17,13 @@ import io.glassledger.client.CommitPromise;
 import io.glassledger.client.GlassLedgerClient;
 import io.glassledger.client.GlassLedgerException;
 import io.glassledger.client.IntegrityViolation;
+import io.glassledger.client.PromiseOverdue;
 import io.glassledger.client.Txn;
 import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.api.Wire;
 import io.glassledger.core.hash.Bytes;
+import io.glassledger.core.proof.Digest;
+import io.glassledger.core.proof.SignedHead;
 import io.glassledger.core.txn.SignedTransaction;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,16 +40,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 16, items 3 and 4, over real HTTPS: a server (a {@link LyingProxy} holding its TLS key) that acknowledges a
- * commit and never puts it in a block is reported by its promise's deadline; one that says PENDING for a block it
- * already signed is reported at once; the verifier's queue pushes back on commit; and a "latest" read answered with
- * an older block's (valid) proof is refused.
+ * Issues 16 and 31, over real HTTPS, against a dishonest double of the server (a {@link LyingProxy} holding its TLS
+ * key): a commit acknowledged and never put in a block is overdue by its promise's deadline (unavailability, no
+ * accusation), and a violation, with its evidence, once the shard proves the block without it; a server that says
+ * PENDING for a block it already signed, or denies the promised block, is overdue at once, not accused; one that
+ * serves a forked head is caught; the verifier's queue pushes back on commit; and a "latest" read answered with an
+ * older block's (valid) proof is refused.
  */
 class SdkPromiseKeepingTest {
     @TempDir
     Path dir;
     final List<AutoCloseable> open = new ArrayList<>();
     final List<IntegrityViolation> violations = new CopyOnWriteArrayList<>();
+    final List<PromiseOverdue> overdue = new CopyOnWriteArrayList<>();
     final SigningKey key = SigningKey.generate();
     final ObjectMapper json = new ObjectMapper();
 
@@ -64,12 +71,13 @@ class SdkPromiseKeepingTest {
     GlassLedgerClient client(TestServer s, String url, String state, UnaryOperator<ClientConfig.Builder> more) {
         ClientConfig.Builder b = ClientConfig.builder().url(url).apiKey(s.apiKey("default"))
                 .pinnedCertSha256(s.fingerprint()).signingKey(key).stateFile(dir.resolve(state))
-                .violationHandler(violations::add);
+                .violationHandler(violations::add).overdueHandler(overdue::add);
         return keep(GlassLedgerClient.connect(more.apply(b).build()));
     }
 
     @Test
-    void aCommitLeftOutOfEveryBlock_isReportedAsABrokenPromise_byItsDeadline() throws Exception {
+    void aCommitLeftOutOfEveryBlock_isOverdueByItsDeadline_andTheBlockProvenWithoutIt_isTheViolation()
+            throws Exception {
         TestServer s = keep(new TestServer(dir.resolve("a")));  // persists every 20 ms and says so in /v1/info
         String apiKey = s.apiKey("default");
         LyingProxy proxy = keep(new LyingProxy(s.dataDir.resolve("tls"), s.url()));
@@ -101,23 +109,36 @@ class SdkPromiseKeepingTest {
         CommitPromise p = victim.runTransaction(t -> t.put("dropped", "42")).promise();
         assertEquals(promised, p.block());
 
-        await().atMost(deadline.plusSeconds(5)).until(() -> p.verification().isDone());
+        // By its deadline it is overdue: unavailability, reported once, and no accusation (nothing signed says so).
+        await().atMost(deadline.plusSeconds(10)).until(() -> !overdue.isEmpty());
         Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        assertTrue(took.compareTo(deadline) >= 0, "overdue at " + took + ", before the deadline " + deadline);
+        PromiseOverdue o = overdue.get(0);
+        assertEquals(p.txId(), o.txId());
+        assertEquals(promised, o.block());
+        assertEquals(head.block(), o.headsSeen().get(o.headsSeen().size() - 1).digest().blockNo());
+        assertEquals(o, p.overdue().orElseThrow());
+        assertFalse(p.verification().isDone(), "still asked for");
+        assertTrue(violations.isEmpty(), violations.toString());
+
+        // The operator stops withholding: the shard's real block `promised` (another commit's) gets proven, and it
+        // does not hold the write. That proof, against a digest the shard signed, is the evidence.
+        proxy.tellTheTruth();
+        victim.runTransaction(t -> t.put("after", "1")).promise().verification().get(30, TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(30)).until(() -> p.verification().isDone());
         ExecutionException e = assertThrows(ExecutionException.class, () -> p.verification().get());
         IntegrityViolation v = assertInstanceOf(IntegrityViolation.class, e.getCause());
-        assertEquals(IntegrityViolation.Kind.BROKEN_PROMISE, v.kind(), v.getMessage());
-        assertTrue(took.compareTo(deadline) >= 0, "reported at " + took + ", before the deadline " + deadline);
+        assertEquals(IntegrityViolation.Kind.BAD_PROOF, v.kind(), v.getMessage());
         assertEquals(List.of(p.txId()), v.evidence().txIds());
-        assertFalse(v.evidence().headsSeen().isEmpty(), "the signed heads seen are evidence");
-        assertEquals(head.block(), v.evidence().headsSeen().get(v.evidence().headsSeen().size() - 1).digest()
-                .blockNo());
-        assertTrue(violations.contains(v), "the handler heard of it");
-        proxy.tellTheTruth();
+        assertTrue(v.evidence().proof() != null && v.evidence().serverHead() != null, "the proof and its signed head");
+        assertTrue(v.evidence().serverDigest().blockNo() >= promised);
+        assertEquals(List.of(v), violations);
+        assertEquals(1, overdue.size(), "overdue once");
         assertNull(victim.get("dropped"), "the server never had it");
     }
 
     @Test
-    void aPromisedBlockTheServerDenies_isABrokenPromiseAtOnce_andOnlyThatPromisesIs() throws Exception {
+    void aPromisedBlockTheServerDenies_isOverdueAtOnce_notAViolation_andOnlyThatPromiseIs() throws Exception {
         TestServer s = keep(new TestServer(dir.resolve("a")));
         String apiKey = s.apiKey("default");
         LyingProxy proxy = keep(new LyingProxy(s.dataDir.resolve("tls"), s.url()));
@@ -139,17 +160,18 @@ class SdkPromiseKeepingTest {
         CommitPromise dropped = victim.runTransaction(t -> t.put("dropped", "1")).promise();
         CommitPromise kept = victim.runTransaction(t -> t.put("kept", "2")).promise();
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> dropped.verification().isDone());
-        ExecutionException e = assertThrows(ExecutionException.class, () -> dropped.verification().get());
-        IntegrityViolation v = assertInstanceOf(IntegrityViolation.class, e.getCause());
-        assertEquals(IntegrityViolation.Kind.BROKEN_PROMISE, v.kind(), v.getMessage());
-        assertEquals(List.of(dropped.txId()), v.evidence().txIds());
+        // Far from its deadline: the denial alone makes it overdue (an unsigned answer proves nothing to others).
+        await().atMost(Duration.ofSeconds(30)).until(() -> !overdue.isEmpty());
+        assertEquals(List.of(dropped.txId()), overdue.stream().map(PromiseOverdue::txId).toList());
+        assertTrue(overdue.get(0).lastAnswer().startsWith("unknown_block"), overdue.get(0).lastAnswer());
         assertEquals(kept.block(), kept.verification().get(30, TimeUnit.SECONDS).block(), "the kept one verifies");
-        assertEquals(List.of(v), violations);
+        assertFalse(dropped.verification().isDone(), "asked for again, not judged");
+        assertTrue(kept.overdue().isEmpty());
+        assertTrue(violations.isEmpty(), violations.toString());
     }
 
     @Test
-    void pendingForABlockTheServerAlreadySigned_isABrokenPromiseAtOnce() throws Exception {
+    void pendingForABlockTheServerAlreadySigned_isOverdueAtOnce_andVerifiesOnceProven() throws Exception {
         TestServer s = keep(new TestServer(dir.resolve("a")));
         LyingProxy proxy = keep(new LyingProxy(s.dataDir.resolve("tls"), s.url()));
         // A deadline far away: what is reported here is reported without waiting for it.
@@ -168,13 +190,56 @@ class SdkPromiseKeepingTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> victim.head().digest().blockNo() >= p.block());
         headSeen.countDown();
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> p.verification().isDone());
+        await().atMost(Duration.ofSeconds(20)).until(() -> !overdue.isEmpty());
+        assertTrue(overdue.get(0).lastAnswer().contains("signed block"), overdue.get(0).lastAnswer());
+        assertFalse(p.verification().isDone());
+        assertTrue(violations.isEmpty(), "a PENDING answer is not signed: " + violations);
+        proxy.tellTheTruth();  // e.g. a replica behind the one that signed, caught up
+        assertEquals(p.block(), p.verification().get(30, TimeUnit.SECONDS).block());
+        assertTrue(violations.isEmpty(), violations.toString());
+    }
+
+    @Test
+    void aForkedHeadSignedByTheShard_isAForkWithBothSignedHeads() throws Exception {
+        TestServer s = keep(new TestServer(dir.resolve("a")));
+        LyingProxy proxy = keep(new LyingProxy(s.dataDir.resolve("tls"), s.url()));
+        GlassLedgerClient victim = client(s, proxy.url(), "victim.json", b -> b.verifyDelay(Duration.ofMillis(50)));
+        victim.runTransaction(t -> t.put("a", "1")).promise().verification().get(30, TimeUnit.SECONDS);
+        SignedHead trusted = victim.trustedState(0).signedHead();
+        // The operator, who holds the shard's key, answers the next batch from a second history: a head of the
+        // trusted block with another hash, signed, and the proofs against it.
+        SigningKey shardKey = SigningKey.fromSeed(java.util.HexFormat.of().parseHex(
+                java.nio.file.Files.readString(s.dataDir.resolve("server.key")).trim()));
+        Digest forked = new Digest(trusted.digest().blockNo(), io.glassledger.core.hash.Hash.ZERO);
+        SignedHead forkedHead = SignedHead.sign(shardKey, 0, forked, trusted.timestamp());
+        proxy.lie((path, req, resp) -> {
+            if (!path.equals("/v1/proofs/batch")) {
+                return null;
+            }
+            try {
+                ObjectNode root = (ObjectNode) json.readTree(resp);
+                for (var proof : root.get("proofs")) {
+                    if (proof.get("digest") != null && proof.get("digest").isObject()) {
+                        ((ObjectNode) proof).set("digest", json.valueToTree(Wire.digest(forked)));
+                    }
+                }
+                root.set("head", json.valueToTree(Wire.signedHead(forkedHead)));
+                root.set("appendOnly", json.createArrayNode());
+                return json.writeValueAsString(root);
+            } catch (Exception x) {
+                throw new IllegalStateException(x);
+            }
+        });
+        CommitPromise p = victim.runTransaction(t -> t.put("b", "2")).promise();
+        await().atMost(Duration.ofSeconds(30)).until(() -> p.verification().isDone());
         ExecutionException e = assertThrows(ExecutionException.class, () -> p.verification().get());
         IntegrityViolation v = assertInstanceOf(IntegrityViolation.class, e.getCause());
-        assertEquals(IntegrityViolation.Kind.BROKEN_PROMISE, v.kind(), v.getMessage());
-        assertTrue(v.getMessage().contains("already signed"), v.getMessage());
-        assertTrue(v.evidence().trustedHead().digest().blockNo() >= p.block(), "the signed head is the evidence");
+        assertEquals(IntegrityViolation.Kind.FORK, v.kind(), v.getMessage());
+        // Two heads of one block, both signed by the shard's key: anyone can check them.
+        assertEquals(trusted, v.evidence().trustedHead());
+        assertEquals(forkedHead, v.evidence().serverHead());
         assertTrue(violations.contains(v));
+        assertTrue(overdue.isEmpty(), overdue.toString());
     }
 
     @Test

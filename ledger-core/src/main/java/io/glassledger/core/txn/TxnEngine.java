@@ -365,7 +365,13 @@ public final class TxnEngine implements AutoCloseable {
      * refusing client requests with {@link Reason#NOT_LEADER} until {@link #becomeLeader()}.
      */
     public static TxnEngine openReplica(EngineConfig cfg, ReplicatedLog log, Extension extension) {
-        return new TxnEngine(cfg, UnaryOperator.identity(), java.util.Objects.requireNonNull(log),
+        return openReplica(cfg, log, extension, UnaryOperator.identity());
+    }
+
+    /** As {@link #openReplica(EngineConfig, ReplicatedLog, Extension)}, with the store seen through a decorator. */
+    public static TxnEngine openReplica(EngineConfig cfg, ReplicatedLog log, Extension extension,
+                                        UnaryOperator<NodeStore> storeDecorator) {
+        return new TxnEngine(cfg, storeDecorator, java.util.Objects.requireNonNull(log),
                 java.util.Objects.requireNonNull(extension));
     }
 
