@@ -15,7 +15,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The server (or whoever answered in its name) broke the ledger's guarantees: a proof that does not verify, a fork,
  * a changed server key, a signed head whose signature fails, or a server that lost blocks it had proven. Carries
  * the evidence (what the client trusted, what the server answered, the proof bytes and the failing claims), so it
- * can be shown to an auditor or a third party.
+ * can be shown to an auditor or a third party. Raised only on such evidence: a shard that is unavailable, lagging or
+ * failing over (no answer, {@code replica_behind}, {@code PENDING} past a promise's deadline) makes a promise
+ * {@link PromiseOverdue overdue}, which accuses no one (docs/API.md "Violations and overdue promises").
  *
  * <p>Unchecked because it leaves through futures and callbacks; it is never swallowed: every violation also reaches
  * the configured {@link ClientConfig#violationHandler()} exactly once.
@@ -34,9 +36,9 @@ public final class IntegrityViolation extends RuntimeException {
         /** The server denies having a block the client already trusts (409 stale_digest, or an unknown block). */
         STALE_DIGEST,
         /**
-         * A promise that breaks the commit rules (wrong transaction, no block for a transaction that writes), or that
-         * was not kept: its block still unprovable past the promise's deadline, or answered {@code PENDING} although
-         * the server had already signed a head at or after it.
+         * A promise that breaks the commit rules (wrong transaction, no block for a transaction that writes, served
+         * below the trusted digest), two promises of one block that put one key, or promises a proof shows cannot
+         * all hold. A promise merely not proven by its deadline is not a violation but {@link PromiseOverdue}.
          */
         BROKEN_PROMISE,
         /**

@@ -76,7 +76,9 @@ final class DataCommands {
                 o = p.verification().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
                 cx.err.println("not verified within " + timeout.toSeconds() + " s: the promise of block " + p.block()
-                        + " is unchecked (it is checked again by the next command that reads this shard)");
+                        + " is unchecked (it is checked again by the next command that reads this shard)"
+                        + p.overdue().map(late -> "; overdue, the shard last answered " + late.lastAnswer()
+                        + " (unavailability, not evidence of cheating)").orElse(""));
                 return Exit.FAILED;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

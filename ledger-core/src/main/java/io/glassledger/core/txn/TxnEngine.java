@@ -595,8 +595,18 @@ public final class TxnEngine implements AutoCloseable {
             Long b = p != null ? Long.valueOf(p.blockNo()) : seen.get(txId);
             block = b == null ? 0 : b;
         }
-        Digest served = block > 0 ? ledger.digest(Math.min(block - 1, persisted.get())) : ledger.digest();
-        return new TxStatus(s, block, served);
+        return new TxStatus(s, block, block > 0 ? servedFor(block) : ledger.digest());
+    }
+
+    /**
+     * The digest a committed transaction's promise is served at when it is handed out again (its status, a repeated
+     * 2PC decision): the state just before its block, or the persisted head if that is older. Its reads were current
+     * there (they were locked or validated up to its block), and it is at or after any digest a client trusted
+     * before sending the transaction (a leader persists what was sealed before its term before it serves). The
+     * digest recorded when a replica applied the decision would not be: a follower's head lags the leader's.
+     */
+    private Digest servedFor(long block) {
+        return ledger.digest(Math.min(block - 1, persisted.get()));
     }
 
     private TxState statusOf(Bytes txId) {
@@ -1264,7 +1274,9 @@ public final class TxnEngine implements AutoCloseable {
         if (stx == null) {
             Promise earlier = decided.get(d.txId());
             if (earlier != null && (earlier.blockNo() >= 0) == d.commit()) {
-                d.done().complete(d.commit() ? earlier : null);
+                d.done().complete(!d.commit() ? null : earlier.blockNo() > 0
+                        ? new Promise(earlier.txId(), earlier.shard(), earlier.blockNo(), servedFor(earlier.blockNo()))
+                        : earlier);
             } else if (earlier != null) {
                 abort(d.done(), new TxnException(Reason.ALREADY_DECIDED, "transaction " + d.txId().hex()
                         + " was already decided the other way"));
