@@ -243,7 +243,8 @@ public final class ClientConfig {
     /**
      * Hears once of every promise that goes {@link PromiseOverdue overdue}: not proven by its deadline, with no
      * evidence against it either (the shard is unavailable, failing over, or withholding). Unlike a violation it
-     * accuses no one; the promise stays in the verifier and is asked for again. The default logs a warning.
+     * accuses no one; the promise stays in the verifier and is asked for again. The default logs a warning (at most
+     * one every 10 s, with the count of the others).
      */
     public Consumer<PromiseOverdue> overdueHandler() {
         return overdueHandler;
@@ -307,6 +308,30 @@ public final class ClientConfig {
                 + "]";
     }
 
+    /**
+     * The default overdue handler: a warning, at most one every 10 s with the count of those it left out (a shard
+     * down for a minute under load makes thousands of promises overdue at once).
+     */
+    private static final class OverdueLog implements Consumer<PromiseOverdue> {
+        private static final long EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        private final java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong(
+                System.nanoTime());
+        private final java.util.concurrent.atomic.AtomicLong quiet = new java.util.concurrent.atomic.AtomicLong();
+
+        @Override
+        public void accept(PromiseOverdue o) {
+            long now = System.nanoTime();
+            long n = next.get();
+            if (now - n >= 0 && next.compareAndSet(n, now + EVERY_NANOS)) {
+                long left = quiet.getAndSet(0);
+                LOG.log(System.Logger.Level.WARNING, o.getMessage() + (left > 0 ? " (and " + left
+                        + " more overdue promises since the last warning)" : ""));
+            } else {
+                quiet.incrementAndGet();
+            }
+        }
+    }
+
     /** Builder; every setting but url, apiKey and one of signingKey/keyFile has a default. */
     public static final class Builder {
         private List<URI> shards;
@@ -325,8 +350,7 @@ public final class ClientConfig {
         private Duration auditInterval = Duration.ZERO;
         private Consumer<IntegrityViolation> violationHandler = v -> LOG.log(System.Logger.Level.ERROR,
                 "integrity violation: " + v.evidence().toMap(), v);
-        private Consumer<PromiseOverdue> overdueHandler = o -> LOG.log(System.Logger.Level.WARNING,
-                o.getMessage());
+        private Consumer<PromiseOverdue> overdueHandler = new OverdueLog();
         private int maxRetries = DEFAULT_MAX_RETRIES;
         private int promiseDeadlineIntervals = DEFAULT_PROMISE_DEADLINE_INTERVALS;
         private Duration persistInterval;
