@@ -11,7 +11,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -204,13 +203,14 @@ public final class ReplicationBenchmark {
             ClientConfig groupCfg = ClientConfig.builder().replicas(List.of(group.urls)).apiKey(key)
                     .pinnedCertSha256(first.fingerprint).signingKey(SigningKey.generate())
                     .stateFile(o.dir().resolve("group-client.json")).verifyDelay(Duration.ofMillis(100)).build();
-            leader(http, key, group.urls, Duration.ofSeconds(60));
+            ShardReplicas replicas = new ShardReplicas(http, key, group.urls, "azE=");
+            leader(replicas, Duration.ofSeconds(60));
             try (GlassLedgerClient one = GlassLedgerClient.connect(singleCfg);
                  GlassLedgerClient three = GlassLedgerClient.connect(groupCfg)) {
                 ServiceBenchmark.preload(one, data, 10, o.clients());
                 ServiceBenchmark.preload(three, data, 10, o.clients());
                 int rc = overhead(o, data, one, three, single, group);
-                rc |= figure9(o, data, three, group, http, key);
+                rc |= figure9(o, data, three, group, http, replicas);
                 return rc;
             }
         } finally {
@@ -288,7 +288,7 @@ public final class ReplicationBenchmark {
 
     /** The timeline: the leader killed at {@code killAt}, restarted at {@code restartAt}. */
     private int figure9(Options o, Workload data, GlassLedgerClient client, Group group, HttpClient http,
-                        String key) throws Exception {
+                        ShardReplicas replicas) throws Exception {
         ServiceBenchmark.Load load = start(o, data, client);
         Thread.sleep((long) (o.warmupSeconds() * 1000));
         load.measuring = true;  // every promise from here on is checked
@@ -305,7 +305,7 @@ public final class ReplicationBenchmark {
             double t = (System.nanoTime() - t0) / 1e9;
             samples.add(new long[] {System.nanoTime() - t0, load.committed.get() - c0});
             if (!killed && t >= o.killAt()) {
-                leader = leader(http, key, group.urls, Duration.ofSeconds(10));
+                leader = leader(replicas, Duration.ofSeconds(10));
                 if (o.killFollower()) {
                     leader = (leader + 1) % group.urls.size();  // the replica killed and restarted: a follower
                 }
@@ -363,7 +363,7 @@ public final class ReplicationBenchmark {
         long lost = unverified(load);
         long verified = load.promises.size() - lost;
         JsonLine.of(BENCH, "acked_lost", lost, "commits").with("verified", verified).printTo(OUT);
-        long differing = compareReplicas(http, key, group.urls);
+        long differing = compareReplicas(replicas);
         JsonLine.of(BENCH, "replicas_differing_blocks", differing, "blocks").printTo(OUT);
         log("pre-kill %.0f tx/s; back at 90%% %.1f s after the kill; %d acknowledged commits verified, %d lost; "
                 + "%d blocks differ between replicas", preKill, recovery, verified, lost, differing);
@@ -395,76 +395,23 @@ public final class ReplicationBenchmark {
     }
 
     /** Waits for every replica to reach the same head, then compares their signed heads at every block. */
-    private static long compareReplicas(HttpClient http, String key, List<URI> urls) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        long head = -1;
-        while (System.nanoTime() < deadline) {
-            long h0 = headBlock(http, key, urls.get(0));
-            if (h0 > 0 && h0 == headBlock(http, key, urls.get(1)) && h0 == headBlock(http, key, urls.get(2))) {
-                head = h0;
-                break;
-            }
-            Thread.sleep(200);
-        }
-        if (head < 0) {
+    private static long compareReplicas(ShardReplicas replicas) throws Exception {
+        ShardReplicas.Comparison c = replicas.compareSignedHeads(Integer.MAX_VALUE, Duration.ofSeconds(60));
+        if (c == null) {
             log("the replicas did not reach one head within 60 s");
             return Long.MAX_VALUE;
         }
-        long differing = 0;
-        for (long b = 1; b <= head; b++) {
-            String h = get(http, key, urls.get(0), "/v1/head?block=" + b);
-            for (int r = 1; r < urls.size(); r++) {
-                if (!h.equals(get(http, key, urls.get(r), "/v1/head?block=" + b))) {
-                    differing++;
-                }
-            }
-        }
-        log("compared the %d blocks of the three replicas", head);
-        return differing;
-    }
-
-    private static long headBlock(HttpClient http, String key, URI url) {
-        try {
-            String b = get(http, key, url, "/v1/head");
-            int i = b.indexOf("\"block\":");
-            return Long.parseLong(b.substring(i + 8, b.indexOf(',', i)));
-        } catch (IOException | RuntimeException | InterruptedException e) {
-            return -1;
-        }
-    }
-
-    private static String get(HttpClient http, String key, URI url, String path) throws IOException,
-            InterruptedException {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url + path))
-                .header("Authorization", "Bearer " + key).timeout(Duration.ofSeconds(5)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() != 200) {
-            throw new IOException(path + ": HTTP " + r.statusCode());
-        }
-        return r.body();
+        log("compared the %d blocks of the three replicas", c.head());
+        return c.differing();
     }
 
     /** The replica that answers a latest read: only the leader does. */
-    private static int leader(HttpClient http, String key, List<URI> urls, Duration within) throws Exception {
-        long deadline = System.nanoTime() + within.toNanos();
-        while (System.nanoTime() < deadline) {
-            for (int r = 0; r < urls.size(); r++) {
-                try {
-                    HttpResponse<String> resp = http.send(HttpRequest.newBuilder(URI.create(urls.get(r) + "/v1/get"))
-                            .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
-                            .timeout(Duration.ofSeconds(2))
-                            .POST(HttpRequest.BodyPublishers.ofString("{\"keys\":[\"azE=\"]}",
-                                    StandardCharsets.UTF_8)).build(), HttpResponse.BodyHandlers.ofString());
-                    if (resp.statusCode() == 200) {
-                        return r;
-                    }
-                } catch (IOException e) {
-                    // down or starting: try the next
-                }
-            }
-            Thread.sleep(50);
+    private static int leader(ShardReplicas replicas, Duration within) throws InterruptedException {
+        int l = replicas.awaitLeader(within);
+        if (l < 0) {
+            throw new IllegalStateException("no leader within " + within);
         }
-        throw new IllegalStateException("no leader within " + within);
+        return l;
     }
 
     private static ServiceBenchmark.Load start(Options o, Workload data, GlassLedgerClient client) {

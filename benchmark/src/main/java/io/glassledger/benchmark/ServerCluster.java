@@ -113,13 +113,21 @@ final class ServerCluster implements AutoCloseable {
     }
 
     static int freePorts(int n) throws IOException {
+        return freePorts(n, 1);
+    }
+
+    /**
+     * A base port P with P .. P+n-1 free, and as many more runs of n ports 1000, 2000, ... above it as
+     * {@code blocks} says (a launcher cluster's Raft, directory and management ports: 4 blocks).
+     */
+    static int freePorts(int n, int blocks) throws IOException {
         for (int attempt = 0; attempt < 50; attempt++) {
             // Below the kernel's ephemeral range (32768 and up) with every port (+ 4000 at most): an outgoing
             // connection's local port cannot take one between the check and the bind.
             int base = 10_000 + new SplittableRandom().nextInt(18_000);
             boolean free = true;
-            for (int i = 0; i < n && free; i++) {
-                try (var s = new ServerSocket(base + i, 1, InetAddress.getLoopbackAddress())) {
+            for (int i = 0; i < n * blocks && free; i++) {
+                try (var s = new ServerSocket(base + 1000 * (i / n) + i % n, 1, InetAddress.getLoopbackAddress())) {
                     s.setReuseAddress(true);
                 } catch (IOException e) {
                     free = false;

@@ -89,6 +89,14 @@ final class Targets {
             check(Set.of("replication"), "replication", "acked_lost", "== 0"),
             check(Set.of("replication"), "replication", "replicas_differing_blocks", "== 0"),
             check(Set.of("replication"), "replication", "verify_failed", "== 0"),
+            // failover (issue 31): an honest cluster's failovers never make the SDK accuse it, and lose nothing
+            // acknowledged; at least 30 faults in a full run
+            row("failover", "failover", "faults_total", ">= 30"),
+            check(Set.of("failover"), "failover", "violations", "== 0", "layout"),
+            check(Set.of("failover"), "failover", "lost", "== 0", "layout"),
+            check(Set.of("failover"), "failover", "unverified", "== 0", "layout"),
+            check(Set.of("failover"), "failover", "unrecovered", "== 0", "layout"),
+            check(Set.of("failover"), "failover", "replicas_differing_blocks", "== 0", "layout"),
             // peers (issue 19): GlassLedger's rate over immudb's, operation for operation, in one alternating run
             row("peers", "peers.get", "ratio", ">= 1.5"),
             row("peers", "peers.get", "cpu_ratio", "< 1"),

@@ -126,4 +126,29 @@ class VerdictsTest {
         assertEquals("VERDICT ycsb throughput (config=x) 921 target >= 3000: MISSED",
                 verdicts("ycsb", false, lines).get(0));
     }
+
+    @Test
+    void failover_checksPerLayout_anyViolationMisses_unmeasuredComparisonIsNotMeasured() throws Exception {
+        List<JsonNode> lines = print(
+                JsonLine.of("failover.fault", "recovery_seconds", 21.9, "s").with("layout", "1x3"),
+                JsonLine.of("failover", "violations", 0, "violations").with("layout", "1x3"),
+                JsonLine.of("failover", "violations", 1, "violations").with("layout", "2x3"),
+                JsonLine.of("failover", "lost", 0, "writes").with("layout", "1x3"),
+                JsonLine.of("failover", "overdue", 3, "promises").with("layout", "1x3"),
+                JsonLine.of("failover", "replicas_differing_blocks", Double.NaN, "blocks").with("layout", "2x3"),
+                JsonLine.of("failover", "faults_total", 7, "faults"));
+        assertEquals(true, lines.get(0).get("target").isNull(), "a fault's recovery is a figure, not a target");
+        assertEquals(true, lines.get(4).get("target").isNull(), "overdue is no accusation: no target");
+
+        String quick = " (quick run: sizes too small to judge the target)";
+        assertEquals(List.of(
+                "VERDICT failover faults_total 7 target >= 30: MISSED" + quick,
+                "VERDICT failover violations (layout=1x3) 0 target == 0: MET",
+                "VERDICT failover violations (layout=2x3) 1 target == 0: MISSED",
+                "VERDICT failover lost (layout=1x3) 0 target == 0: MET",
+                "VERDICT failover unverified - target == 0: NOT MEASURED",
+                "VERDICT failover unrecovered - target == 0: NOT MEASURED",
+                "VERDICT failover replicas_differing_blocks (layout=2x3) - target == 0: NOT MEASURED"),
+                verdicts("failover", true, lines));
+    }
 }
