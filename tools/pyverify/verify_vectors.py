@@ -25,6 +25,8 @@ class Reject(Exception):
 ZERO = bytes(32)
 MAX_KEY = 1024
 MAX_VALUE = 1 << 20
+FORMAT = b"glassledger/3"  # §6.2: the genesis block's format string
+MAX_LEVEL = 254  # §4.4: a stored node's level, and so a proof's root level (§9.2)
 
 
 def H(*parts):
@@ -225,6 +227,8 @@ def decode_node(data):
     """§4.4: a node's storage encoding. Returns its node hash (§4.3), computed from the decoded items."""
     r = Reader(data)
     level = r.u8()
+    if level > MAX_LEVEL:
+        raise Reject("level %d: byte ff is a delta record's tag, never a node's level" % level)
     count = r.varint(1 << 20)
     if count == 0:
         raise Reject("empty node")
@@ -249,6 +253,8 @@ def decode_node(data):
         if c == 0:
             raise Reject("child with no entries")
         counts.append(c)
+        if sum(counts) > 1 << 48:
+            raise Reject("child entry counts sum to more than 2^48")
         children.append(r.hash())
     r.end()
     return node_hash(level, children, seps, counts)
@@ -379,10 +385,16 @@ def decode_record(record):
     if r.u8() != 1:
         raise Reject("unknown block body version")
     ts = r.u64()
+    if ts >= 1 << 63:
+        raise Reject("timestamp over 2^63 - 1")
     tx_ids = [r.lp(256) for _ in range(r.varint(1 << 24))]
+    if any(len(t) == 0 for t in tx_ids):
+        raise Reject("empty transaction id")
     meta = []
     for _ in range(r.varint(1 << 16)):
         key = r.lp(1024)
+        if not key:
+            raise Reject("empty block meta key")
         if any(b < 0x21 or b > 0x7E for b in key):
             raise Reject("block meta key is not printable ASCII")
         if meta and meta[-1][0] >= key:
@@ -390,6 +402,18 @@ def decode_record(record):
         meta.append((key, r.lp(1 << 20)))
     r.end()
     return lower, ts, tx_ids, meta
+
+
+def genesis_params(meta):
+    """§6.2: a reader refuses a genesis block of another format or hash function; the tree parameters follow."""
+    md = dict(meta)
+    if md.get(b"format") != FORMAT:
+        raise Reject("genesis format %r is not %r" % (md.get(b"format"), FORMAT))
+    if md.get(b"hash") != b"SHA-256":
+        raise Reject("genesis hash function is not SHA-256")
+    if b"tree" not in md:
+        raise Reject("genesis block without tree parameters")
+    return decode_params(md[b"tree"])
 
 
 def block_hash(number, lower_root, body_hash):
@@ -501,7 +525,7 @@ def decode_lower(r):
     """§9.2. Returns (root_level, root part) with root part None for the empty tree. Parts are tuples:
     ("P", hash), ("I", sep, left, right), ("B", content), ("L", owner, key, value_hash, version, prev).
     key and value_hash are None in claimed form; value_hash is None for a hashed-form tombstone."""
-    level_plus_one = r.varint(256)
+    level_plus_one = r.varint(MAX_LEVEL + 1)
     if level_plus_one == 0:
         return (-1, None)
     count = r.varint(MAX_SYMBOLS)
@@ -1176,8 +1200,7 @@ def run_ledger(data, t):
             t.check(prev_ts is None or b["timestamp"] >= prev_ts, name + ": timestamp order")
             if b["number"] == 0:
                 md = dict(meta)
-                ok = (lower == ZERO and not b["txIds"] and md.get(b"format") == b"glassledger/2"
-                      and md.get(b"hash") == b"SHA-256" and decode_params(md.get(b"tree", b"")) == params)
+                ok = lower == ZERO and not b["txIds"] and genesis_params(meta) == params
                 t.check(ok, name + ": genesis")
             prev_ts = b["timestamp"]
             hashes.append(blk)
@@ -1186,6 +1209,12 @@ def run_ledger(data, t):
         try:
             decode_record(bytes.fromhex(v["record"]))
             t.check(False, "ledger invalid record %s accepted" % v["name"])
+        except Reject:
+            t.check(True, "")
+    for v in data.get("invalidGenesis", []):
+        try:
+            genesis_params(decode_record(bytes.fromhex(v["record"]))[3])
+            t.check(False, "ledger invalid genesis %s accepted" % v["name"])
         except Reject:
             t.check(True, "")
     return lower_roots

@@ -72,9 +72,10 @@ public final class Dto {
 
     /**
      * The key's last versions at {@code digest}, newest first, with a history proof (FORMAT.md §12) and the
-     * server's signed head of {@code digest}.
+     * server's signed head of {@code digest}. {@code limit} is the one the proof is for (the request's, or the
+     * default), which its verification needs.
      */
-    public record HistoryResponse(String key, List<VersionDto> versions, DigestDto digest, String proof,
+    public record HistoryResponse(String key, int limit, List<VersionDto> versions, DigestDto digest, String proof,
                                   SignedHeadDto head) {
     }
 

@@ -112,6 +112,7 @@ public final class OpenApiShapes {
             Map.entry("VersionDto.block", Rule.min(0)),
             Map.entry("VersionDto.value", Rule.pattern(BASE64)),
             Map.entry("HistoryResponse.key", Rule.pattern(BASE64_NONEMPTY)),
+            Map.entry("HistoryResponse.limit", Rule.min(1)),
             Map.entry("HistoryResponse.proof", Rule.pattern(BASE64_NONEMPTY)),
             Map.entry("ScanRequest.from", Rule.pattern(BASE64_NONEMPTY)),
             Map.entry("ScanRequest.to", Rule.pattern(BASE64_NONEMPTY)),

@@ -59,4 +59,23 @@ class KeyOwnershipTest {
                     .equals(own.publicKey().hex()));
         }
     }
+
+    /**
+     * A key that breaks FORMAT.md §14.2's key rules (here the identity point and a point of order 8) is refused with
+     * 400 before anything records it; the same check runs before a directory or a replicated shard would log it.
+     */
+    @Test
+    void registerSmallOrderKey_isMalformed_andRecordsNothing() throws Exception {
+        try (TestServer server = new TestServer(dir.resolve("data"))) {
+            Https https = new Https(server.url(), server.fingerprint());
+            String owner = server.apiKey("default");
+            for (String smallOrder : new String[] {
+                "0100000000000000000000000000000000000000000000000000000000000000",
+                "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"}) {
+                ApiContractTest.problem(https.post("/v1/clients/key", owner, Map.of("publicKey", smallOrder)), 400,
+                        "malformed");
+                ApiContractTest.problem(https.get("/v1/clients/default", owner), 404, "unknown_client");
+            }
+        }
+    }
 }

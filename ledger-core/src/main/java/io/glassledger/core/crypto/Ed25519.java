@@ -1,5 +1,6 @@
 package io.glassledger.core.crypto;
 
+import io.glassledger.core.format.FormatRule;
 import io.glassledger.core.hash.Bytes;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -35,15 +36,75 @@ public final class Ed25519 {
         return publicKey.length() == PUBLIC_KEY_BYTES && point(publicKey) != null;
     }
 
+    /**
+     * Whether {@code sig[sigOff..+64]} is {@code publicKey}'s signature of {@code msg[off..+len]}, under FORMAT.md
+     * §14.2's rules: the key a canonical point of the prime-order subgroup, S below L, R not of small order, and the
+     * cofactored equation (which Bouncy Castle checks, with R's canonical encoding).
+     */
     public static boolean verify(Bytes publicKey, byte[] msg, int off, int len, byte[] sig, int sigOff) {
-        if (publicKey.length() != PUBLIC_KEY_BYTES || sig.length - sigOff < SIGNATURE_BYTES) {
+        if (sig.length - sigOff < SIGNATURE_BYTES && FormatRule.SIGNATURE_LENGTH.enforced()) {
             return false;
         }
-        if (isSmallOrder(sig, sigOff)) {
+        var p = publicKey.length() == PUBLIC_KEY_BYTES ? point(publicKey) : null;
+        if (p == null) {
+            if (FormatRule.SIGNATURE_KEY_INVALID.enforced()) {
+                return false;
+            }
+            // Without the key rules: any point on the curve (the ablation test's lax verifier).
+            p = org.bouncycastle.math.ec.rfc8032.Ed25519.validatePublicKeyPartialExport(publicKey.unsafeArray(), 0);
+            if (p == null) {
+                return false;
+            }
+        }
+        if (isSmallOrder(sig, sigOff) && FormatRule.SIGNATURE_R_SMALL_ORDER.enforced()) {
             return false;
         }
-        var p = point(publicKey);
-        return p != null && org.bouncycastle.math.ec.rfc8032.Ed25519.verify(sig, sigOff, p, msg, off, len);
+        if (!scalarBelowL(sig, sigOff)) {
+            if (FormatRule.SIGNATURE_S_NOT_BELOW_L.enforced()) {
+                return false;
+            }
+            // Without the rule: S reduced mod L, the scalar a verifier that skips the check multiplies by.
+            sig = reducedS(sig, sigOff);
+            sigOff = 0;
+        }
+        return org.bouncycastle.math.ec.rfc8032.Ed25519.verify(sig, sigOff, p, msg, off, len)
+                || !FormatRule.SIGNATURE_EQUATION.enforced();
+    }
+
+    /** L, the order of the prime-order subgroup, little-endian. */
+    private static final byte[] L = java.util.HexFormat.of().parseHex(
+            "edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010");
+
+    /** Whether S, the second half of the signature (little-endian), is below L. */
+    private static boolean scalarBelowL(byte[] sig, int sigOff) {
+        for (int i = PUBLIC_KEY_BYTES - 1; i >= 0; i--) {
+            int s = sig[sigOff + PUBLIC_KEY_BYTES + i] & 0xff;
+            int l = L[i] & 0xff;
+            if (s != l) {
+                return s < l;
+            }
+        }
+        return false;
+    }
+
+    /** The signature with S replaced by S mod L. */
+    private static byte[] reducedS(byte[] sig, int sigOff) {
+        byte[] out = java.util.Arrays.copyOfRange(sig, sigOff, sigOff + SIGNATURE_BYTES);
+        java.math.BigInteger s = littleEndian(out, PUBLIC_KEY_BYTES).mod(littleEndian(L, 0));
+        byte[] be = s.toByteArray();
+        java.util.Arrays.fill(out, PUBLIC_KEY_BYTES, SIGNATURE_BYTES, (byte) 0);
+        for (int i = 0; i < be.length && i < PUBLIC_KEY_BYTES; i++) {
+            out[PUBLIC_KEY_BYTES + i] = be[be.length - 1 - i];
+        }
+        return out;
+    }
+
+    private static java.math.BigInteger littleEndian(byte[] a, int from) {
+        byte[] be = new byte[PUBLIC_KEY_BYTES];
+        for (int i = 0; i < PUBLIC_KEY_BYTES; i++) {
+            be[i] = a[from + PUBLIC_KEY_BYTES - 1 - i];
+        }
+        return new java.math.BigInteger(1, be);
     }
 
     /**

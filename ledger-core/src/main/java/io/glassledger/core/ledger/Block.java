@@ -1,5 +1,19 @@
 package io.glassledger.core.ledger;
 
+import static io.glassledger.core.format.FormatRule.BLOCK_RECORD_TRAILING;
+import static io.glassledger.core.format.FormatRule.BODY_VERSION_UNKNOWN;
+import static io.glassledger.core.format.FormatRule.META_COUNT_OVER_LIMIT;
+import static io.glassledger.core.format.FormatRule.META_KEYS_DUPLICATE;
+import static io.glassledger.core.format.FormatRule.META_KEYS_UNSORTED;
+import static io.glassledger.core.format.FormatRule.META_KEY_EMPTY;
+import static io.glassledger.core.format.FormatRule.META_KEY_NOT_PRINTABLE;
+import static io.glassledger.core.format.FormatRule.META_KEY_OVER_1024;
+import static io.glassledger.core.format.FormatRule.META_VALUE_OVER_1_MIB;
+import static io.glassledger.core.format.FormatRule.TIMESTAMP_OVER_2_63;
+import static io.glassledger.core.format.FormatRule.TX_COUNT_OVER_LIMIT;
+import static io.glassledger.core.format.FormatRule.TX_ID_EMPTY;
+import static io.glassledger.core.format.FormatRule.TX_ID_OVER_256;
+
 import io.glassledger.core.codec.ByteReader;
 import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.codec.MalformedException;
@@ -25,19 +39,32 @@ import java.util.TreeMap;
 public record Block(long number, long timestamp, Hash lowerRoot, List<Bytes> txIds, SortedMap<String, Bytes> meta) {
     private static final int BODY_VERSION = 1;
     public static final int MAX_TX_ID_BYTES = 256;
+    private static final int MAX_TXS = 1 << 24;
+    private static final int MAX_META = 1 << 16;
+    private static final int MAX_META_KEY_BYTES = 1024;
+    private static final int MAX_META_VALUE_BYTES = 1 << 20;
 
     public Block {
-        if (number < 0 || timestamp < 0) {
-            throw new IllegalArgumentException("block number and timestamp must be non-negative");
+        if (number < 0) {
+            throw new IllegalArgumentException("block number must be non-negative");
+        }
+        if (timestamp < 0 && TIMESTAMP_OVER_2_63.enforced()) {
+            throw new IllegalArgumentException("block timestamp must be non-negative");
         }
         txIds = List.copyOf(txIds);
         for (Bytes id : txIds) {
-            if (id.length() > MAX_TX_ID_BYTES) {
+            if (id.length() == 0 && TX_ID_EMPTY.enforced()) {
+                throw new IllegalArgumentException("empty transaction id");
+            }
+            if (id.length() > MAX_TX_ID_BYTES && TX_ID_OVER_256.enforced()) {
                 throw new IllegalArgumentException("transaction id longer than " + MAX_TX_ID_BYTES + " bytes");
             }
         }
         for (String k : meta.keySet()) {
-            if (k.isEmpty() || !k.chars().allMatch(c -> c >= 0x21 && c < 0x7f)) {
+            if (k.isEmpty() && META_KEY_EMPTY.enforced()) {
+                throw new IllegalArgumentException("empty block meta key");
+            }
+            if (!k.chars().allMatch(c -> c >= 0x21 && c < 0x7f) && META_KEY_NOT_PRINTABLE.enforced()) {
                 throw new IllegalArgumentException("block meta keys are printable ASCII: " + k);
             }
         }
@@ -73,39 +100,44 @@ public record Block(long number, long timestamp, Hash lowerRoot, List<Bytes> txI
     public static Block decode(long number, byte[] record) {
         ByteReader r = new ByteReader(record);
         Hash lower = r.hash();
-        if (r.u8() != BODY_VERSION) {
+        if (r.u8() != BODY_VERSION && BODY_VERSION_UNKNOWN.enforced()) {
             throw new MalformedException("unknown block body version");
         }
         long ts = r.u64();
-        if (ts < 0) {
+        if (ts < 0 && TIMESTAMP_OVER_2_63.enforced()) {
             throw new MalformedException("block timestamp out of range");
         }
-        int n = r.count(1 << 24, 1);
+        int n = r.count(MAX_TXS, 2, TX_COUNT_OVER_LIMIT);
         java.util.ArrayList<Bytes> ids = new java.util.ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            ids.add(r.lengthPrefixed(MAX_TX_ID_BYTES));
+            ids.add(r.lengthPrefixed(MAX_TX_ID_BYTES, TX_ID_OVER_256));
         }
-        int m = r.count(1 << 16, 3);
+        int m = r.count(MAX_META, 3, META_COUNT_OVER_LIMIT);
         TreeMap<String, Bytes> meta = new TreeMap<>();
         String last = null;
         for (int i = 0; i < m; i++) {
-            byte[] kb = r.lengthPrefixed(1024).unsafeArray();
-            if (kb.length == 0) {
+            byte[] kb = r.lengthPrefixed(MAX_META_KEY_BYTES, META_KEY_OVER_1024).unsafeArray();
+            if (kb.length == 0 && META_KEY_EMPTY.enforced()) {
                 throw new MalformedException("empty block meta key");
             }
             for (byte c : kb) {
-                if (c < 0x21 || c > 0x7e) {
+                if ((c < 0x21 || c > 0x7e) && META_KEY_NOT_PRINTABLE.enforced()) {
                     throw new MalformedException("block meta key is not printable ASCII");
                 }
             }
             String k = new String(kb, java.nio.charset.StandardCharsets.US_ASCII);
-            if (last != null && last.compareTo(k) >= 0) {
+            int cmp = last == null ? -1 : last.compareTo(k);
+            if (cmp > 0 && META_KEYS_UNSORTED.enforced() || cmp == 0 && META_KEYS_DUPLICATE.enforced()) {
                 throw new MalformedException("block meta keys not strictly increasing");
             }
             last = k;
-            meta.put(k, r.lengthPrefixed(1 << 20));
+            meta.put(k, r.lengthPrefixed(MAX_META_VALUE_BYTES, META_VALUE_OVER_1_MIB));
         }
-        r.expectEnd();
-        return new Block(number, ts, lower, ids, meta);
+        r.expectEnd(BLOCK_RECORD_TRAILING);
+        try {
+            return new Block(number, ts, lower, ids, meta);
+        } catch (IllegalArgumentException e) {
+            throw new MalformedException(e.getMessage());
+        }
     }
 }

@@ -1,6 +1,8 @@
 package io.glassledger.core.ledger;
 
 import io.glassledger.core.LedgerException;
+import io.glassledger.core.codec.MalformedException;
+import io.glassledger.core.format.FormatRule;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
 import io.glassledger.core.hash.Hashing;
@@ -40,7 +42,7 @@ import java.util.TreeMap;
  * start. The caller owns the store and closes it.
  */
 public final class Ledger {
-    public static final String FORMAT = "glassledger/2";
+    public static final String FORMAT = "glassledger/3";
     public static final long DEFAULT_CACHE_BYTES = 512L << 20;
     /** Block meta key binding the block's signed-transaction record: H(0x40 || record). */
     public static final String TXS_META = "txs";
@@ -150,17 +152,37 @@ public final class Ledger {
         if (g == null) {
             throw new LedgerException("store holds no ledger (no genesis block)");
         }
-        Block genesis = Block.decode(0, g);
-        Bytes format = genesis.meta().get("format");
-        Bytes hash = genesis.meta().get("hash");
-        if (format == null || !format.utf8String().equals(FORMAT) || hash == null
-                || !hash.utf8String().equals(Hashing.ALGORITHM)) {
-            throw new LedgerException("unsupported ledger format " + genesis.meta());
+        TreeParams p;
+        try {
+            p = genesisParams(Block.decode(0, g));
+        } catch (MalformedException e) {
+            throw new LedgerException("unsupported ledger: " + e.getMessage());
         }
-        TreeParams p = TreeParams.decode(genesis.meta().get("tree").toByteArray());
         Ledger l = new Ledger(store, p, cacheBytes);
         l.head = l.loadHead(store.blockCount() - 1);
         return l;
+    }
+
+    /**
+     * The tree parameters of a ledger whose genesis block this is (FORMAT.md §6.2).
+     *
+     * @throws MalformedException the block names another format or hash function, or no valid tree parameters
+     */
+    public static TreeParams genesisParams(Block genesis) {
+        Bytes format = genesis.meta().get("format");
+        if ((format == null || !format.equals(Bytes.utf8(FORMAT))) && FormatRule.GENESIS_FORMAT.enforced()) {
+            throw new MalformedException("the genesis block's format is " + (format == null ? "missing"
+                    : "\"" + format.utf8String() + "\"") + ", not " + FORMAT);
+        }
+        Bytes hash = genesis.meta().get("hash");
+        if ((hash == null || !hash.equals(Bytes.utf8(Hashing.ALGORITHM))) && FormatRule.GENESIS_HASH.enforced()) {
+            throw new MalformedException("the genesis block's hash function is not " + Hashing.ALGORITHM);
+        }
+        Bytes tree = genesis.meta().get("tree");
+        if (tree == null && FormatRule.GENESIS_TREE_MISSING.enforced()) {
+            throw new MalformedException("the genesis block has no tree parameters");
+        }
+        return TreeParams.decode(tree.toByteArray());
     }
 
     private void writeGenesis(long timestamp) {

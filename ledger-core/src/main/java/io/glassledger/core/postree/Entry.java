@@ -1,5 +1,9 @@
 package io.glassledger.core.postree;
 
+import static io.glassledger.core.format.FormatRule.KEY_EMPTY;
+import static io.glassledger.core.format.FormatRule.KEY_TOO_LONG;
+import static io.glassledger.core.format.FormatRule.VALUE_TOO_LONG;
+
 import io.glassledger.core.codec.ByteReader;
 import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.codec.MalformedException;
@@ -101,13 +105,13 @@ public final class Entry {
      * {@link #keyLengthAt}.
      */
     static int skip(ByteReader r) {
-        int keyLen = r.varint(MAX_KEY_BYTES);
-        if (keyLen == 0) {
+        int keyLen = r.varint(MAX_KEY_BYTES, KEY_TOO_LONG);
+        if (keyLen == 0 && KEY_EMPTY.enforced()) {
             throw new MalformedException("empty key");
         }
         int keyOff = r.position();
         r.skip(keyLen);
-        int vlen = r.varint(MAX_VALUE_BYTES + 1);
+        int vlen = r.varint(MAX_VALUE_BYTES + 1, VALUE_TOO_LONG);
         if (vlen > 0) {
             r.skip(vlen - 1);
         }
@@ -127,13 +131,21 @@ public final class Entry {
         return a[start] >= 0 ? start + 1 : start + 2;
     }
 
+    /** §3: a key has 1 to {@link #MAX_KEY_BYTES} bytes. */
+    private static void checkKey(Bytes key) {
+        if (key.length() == 0 && KEY_EMPTY.enforced()) {
+            throw new IllegalArgumentException("key must be 1.." + MAX_KEY_BYTES + " bytes, got 0");
+        }
+        if (key.length() > MAX_KEY_BYTES && KEY_TOO_LONG.enforced()) {
+            throw new IllegalArgumentException("key must be 1.." + MAX_KEY_BYTES + " bytes, got " + key.length());
+        }
+    }
+
     public static Entry of(Bytes key, Bytes value, long version, Hash prev) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(prev, "prev");
-        if (key.length() == 0 || key.length() > MAX_KEY_BYTES) {
-            throw new IllegalArgumentException("key must be 1.." + MAX_KEY_BYTES + " bytes, got " + key.length());
-        }
-        if (value != null && value.length() > MAX_VALUE_BYTES) {
+        checkKey(key);
+        if (value != null && value.length() > MAX_VALUE_BYTES && VALUE_TOO_LONG.enforced()) {
             throw new IllegalArgumentException("value exceeds " + MAX_VALUE_BYTES + " bytes");
         }
         if (version < 0) {
@@ -266,9 +278,7 @@ public final class Entry {
      */
     public static Hash hashOf(Bytes key, Hash valueHash, long version, Hash prev) {
         Objects.requireNonNull(prev, "prev");
-        if (key.length() == 0 || key.length() > MAX_KEY_BYTES) {
-            throw new IllegalArgumentException("key must be 1.." + MAX_KEY_BYTES + " bytes, got " + key.length());
-        }
+        checkKey(key);
         if (version < 0) {
             throw new IllegalArgumentException("negative version");
         }
@@ -281,13 +291,13 @@ public final class Entry {
 
     public static Entry read(ByteReader r) {
         int start = r.position();
-        int keyLen = r.varint(MAX_KEY_BYTES);
-        if (keyLen == 0) {
+        int keyLen = r.varint(MAX_KEY_BYTES, KEY_TOO_LONG);
+        if (keyLen == 0 && KEY_EMPTY.enforced()) {
             throw new MalformedException("empty key");
         }
         int keyOff = r.position() - start;
         r.skip(keyLen);
-        int vlen = r.varint(MAX_VALUE_BYTES + 1);
+        int vlen = r.varint(MAX_VALUE_BYTES + 1, VALUE_TOO_LONG);
         int valOff = vlen == 0 ? -1 : r.position() - start;
         if (vlen > 0) {
             r.skip(vlen - 1);

@@ -1,6 +1,7 @@
 package io.glassledger.core.postree;
 
 import io.glassledger.core.codec.ByteWriter;
+import io.glassledger.core.format.FormatRule;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
 import java.util.List;
@@ -21,7 +22,7 @@ public final class IndexNode extends Node {
     private Object[] links;
 
     IndexNode(int level, Hash[] children, Bytes[] seps, long[] counts) {
-        if (level < 1 || level > 254) {
+        if (level < 1 || level > 254 && FormatRule.NODE_LEVEL_OVER_254.enforced()) {
             throw new IllegalArgumentException("index level must be 1..254");
         }
         this.level = level;
@@ -30,8 +31,11 @@ public final class IndexNode extends Node {
         this.counts = counts;
         this.prefix = new long[counts.length + 1];
         for (int i = 0; i < counts.length; i++) {
-            if (counts[i] <= 0 || counts[i] > MAX_ENTRIES - prefix[i]) {
-                throw new IllegalArgumentException("child entry counts must be positive and sum to at most 2^48");
+            if (counts[i] <= 0 && FormatRule.INDEX_CHILD_COUNT_ZERO.enforced()) {
+                throw new IllegalArgumentException("a child entry count must be positive");
+            }
+            if (counts[i] > MAX_ENTRIES - prefix[i] && FormatRule.INDEX_COUNTS_OVER_2_48.enforced()) {
+                throw new IllegalArgumentException("child entry counts must sum to at most 2^48");
             }
             prefix[i + 1] = prefix[i] + counts[i];
         }

@@ -3,6 +3,7 @@ package io.glassledger.core.postree;
 import io.glassledger.core.codec.ByteReader;
 import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.codec.MalformedException;
+import io.glassledger.core.format.FormatRule;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
 import io.glassledger.core.hash.Hashing;
@@ -472,7 +473,9 @@ public final class LeafNode extends Node {
             off[i] = r.position() - start;
             int ko = Entry.skip(r);
             int kl = Entry.keyLengthAt(a, start + off[i]);
-            if (i > 0 && Arrays.compareUnsigned(a, prevKey, prevKey + prevLen, a, ko, ko + kl) >= 0) {
+            int cmp = i > 0 ? Arrays.compareUnsigned(a, prevKey, prevKey + prevLen, a, ko, ko + kl) : -1;
+            if (cmp > 0 && FormatRule.LEAF_KEYS_UNSORTED.enforced()
+                    || cmp == 0 && FormatRule.LEAF_KEYS_DUPLICATE.enforced()) {
                 throw new MalformedException("leaf keys not strictly increasing at " + i);
             }
             prevKey = ko;

@@ -3,6 +3,7 @@ package io.glassledger.core.postree;
 import io.glassledger.core.codec.ByteReader;
 import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.codec.MalformedException;
+import io.glassledger.core.format.FormatRule;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
 import io.glassledger.core.hash.Hashing;
@@ -469,12 +470,13 @@ public abstract sealed class Node permits LeafNode, IndexNode {
     public static Node decode(byte[] data) {
         ByteReader r = new ByteReader(data);
         int level = r.u8();
-        if (level == DELTA_TAG) {
+        // The level byte ff is a delta record's tag (§4.4): a stored node's level is at most 254.
+        if (level == DELTA_TAG && FormatRule.NODE_LEVEL_OVER_254.enforced()) {
             throw new MalformedException("a delta record is not a node encoding");
         }
         // Smallest item: an entry of a 1-byte key, no value, 1-byte version (36 bytes), or a child (33 bytes).
-        int count = r.count(1 << 20, level == 0 ? 36 : 1 + Hash.LENGTH);
-        if (count == 0) {
+        int count = r.count(1 << 20, level == 0 ? 36 : 1 + Hash.LENGTH, FormatRule.NODE_COUNT_OVER_LIMIT);
+        if (count == 0 && FormatRule.NODE_EMPTY.enforced()) {
             throw new MalformedException("empty node");
         }
         Node n;
@@ -487,15 +489,17 @@ public abstract sealed class Node permits LeafNode, IndexNode {
             seps[0] = Bytes.EMPTY;
             for (int i = 0; i < count; i++) {
                 if (i > 0) {
-                    seps[i] = r.lengthPrefixed(Entry.MAX_KEY_BYTES);
-                    if (seps[i].length() == 0 || (i > 1 && seps[i - 1].compareTo(seps[i]) >= 0)) {
+                    seps[i] = r.lengthPrefixed(Entry.MAX_KEY_BYTES, FormatRule.INDEX_SEPARATOR_TOO_LONG);
+                    if (seps[i].length() == 0 && FormatRule.INDEX_SEPARATOR_EMPTY.enforced()) {
+                        throw new MalformedException("empty index separator at " + i);
+                    }
+                    int cmp = i > 1 ? seps[i - 1].compareTo(seps[i]) : -1;
+                    if (cmp > 0 && FormatRule.INDEX_SEPARATORS_UNSORTED.enforced()
+                            || cmp == 0 && FormatRule.INDEX_SEPARATORS_DUPLICATE.enforced()) {
                         throw new MalformedException("index separators not strictly increasing at " + i);
                     }
                 }
                 counts[i] = r.varint();
-                if (counts[i] == 0) {
-                    throw new MalformedException("child with no entries");
-                }
                 cs[i] = r.hash();
             }
             try {
@@ -504,7 +508,7 @@ public abstract sealed class Node permits LeafNode, IndexNode {
                 throw new MalformedException(e.getMessage());
             }
         }
-        r.expectEnd();
+        r.expectEnd(FormatRule.NODE_TRAILING);
         return n;
     }
 

@@ -1,5 +1,16 @@
 package io.glassledger.core.postree;
 
+import static io.glassledger.core.format.FormatRule.INDEX_MAX_BELOW_TARGET;
+import static io.glassledger.core.format.FormatRule.INDEX_MAX_OVER_1024;
+import static io.glassledger.core.format.FormatRule.INDEX_TARGET_BELOW_2;
+import static io.glassledger.core.format.FormatRule.INDEX_TARGET_NOT_POWER_OF_TWO;
+import static io.glassledger.core.format.FormatRule.LEAF_MAX_BELOW_TARGET;
+import static io.glassledger.core.format.FormatRule.LEAF_MAX_OVER_1_MIB;
+import static io.glassledger.core.format.FormatRule.LEAF_TARGET_BELOW_2;
+import static io.glassledger.core.format.FormatRule.LEAF_TARGET_NOT_POWER_OF_TWO;
+import static io.glassledger.core.format.FormatRule.PARAMS_OVER_DECODING_LIMIT;
+import static io.glassledger.core.format.FormatRule.PARAMS_TRAILING;
+
 import io.glassledger.core.codec.ByteReader;
 import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.codec.MalformedException;
@@ -22,20 +33,31 @@ public record TreeParams(int leafTargetBytes, int leafMaxBytes, int indexTargetF
     public static final TreeParams DEFAULT = new TreeParams(4096, 32768, 64, 512);
 
     public TreeParams {
-        if (Integer.bitCount(leafTargetBytes) != 1 || leafTargetBytes < 2) {
-            throw new IllegalArgumentException("leafTargetBytes must be a power of two >= 2");
+        if (Integer.bitCount(leafTargetBytes) != 1 && LEAF_TARGET_NOT_POWER_OF_TWO.enforced()) {
+            throw new IllegalArgumentException("leafTargetBytes must be a power of two");
         }
-        if (Integer.bitCount(indexTargetFanout) != 1 || indexTargetFanout < 2) {
-            throw new IllegalArgumentException("indexTargetFanout must be a power of two >= 2");
+        if (leafTargetBytes < 2 && LEAF_TARGET_BELOW_2.enforced()) {
+            throw new IllegalArgumentException("leafTargetBytes must be at least 2");
         }
-        if (leafMaxBytes < leafTargetBytes) {
+        if (Integer.bitCount(indexTargetFanout) != 1 && INDEX_TARGET_NOT_POWER_OF_TWO.enforced()) {
+            throw new IllegalArgumentException("indexTargetFanout must be a power of two");
+        }
+        // A fanout of 1 makes the index pattern match every child: no level would ever hold fewer nodes than the one
+        // below it, and a build would never reduce to one root.
+        if (indexTargetFanout < 2 && INDEX_TARGET_BELOW_2.enforced()) {
+            throw new IllegalArgumentException("indexTargetFanout must be at least 2");
+        }
+        if (leafMaxBytes < leafTargetBytes && LEAF_MAX_BELOW_TARGET.enforced()) {
             throw new IllegalArgumentException("leafMaxBytes < leafTargetBytes");
         }
-        if (indexMaxFanout < 2 || indexMaxFanout < indexTargetFanout || indexMaxFanout > MAX_FANOUT) {
-            throw new IllegalArgumentException("indexMaxFanout must be in max(2, indexTargetFanout).." + MAX_FANOUT);
-        }
-        if (leafMaxBytes > MAX_LEAF_BYTES) {
+        if (leafMaxBytes > MAX_LEAF_BYTES && LEAF_MAX_OVER_1_MIB.enforced()) {
             throw new IllegalArgumentException("leafMaxBytes must be at most " + MAX_LEAF_BYTES);
+        }
+        if ((indexMaxFanout < 2 || indexMaxFanout < indexTargetFanout) && INDEX_MAX_BELOW_TARGET.enforced()) {
+            throw new IllegalArgumentException("indexMaxFanout must be at least max(2, indexTargetFanout)");
+        }
+        if (indexMaxFanout > MAX_FANOUT && INDEX_MAX_OVER_1024.enforced()) {
+            throw new IllegalArgumentException("indexMaxFanout must be at most " + MAX_FANOUT);
         }
     }
 
@@ -55,8 +77,10 @@ public record TreeParams(int leafTargetBytes, int leafMaxBytes, int indexTargetF
     public static TreeParams decode(byte[] b) {
         ByteReader r = new ByteReader(b);
         try {
-            TreeParams p = new TreeParams(r.varint(1 << 30), r.varint(1 << 30), r.varint(1 << 20), r.varint(1 << 20));
-            r.expectEnd();
+            TreeParams p = new TreeParams(r.varint(1 << 30, PARAMS_OVER_DECODING_LIMIT),
+                    r.varint(1 << 30, PARAMS_OVER_DECODING_LIMIT), r.varint(1 << 20, PARAMS_OVER_DECODING_LIMIT),
+                    r.varint(1 << 20, PARAMS_OVER_DECODING_LIMIT));
+            r.expectEnd(PARAMS_TRAILING);
             return p;
         } catch (IllegalArgumentException e) {
             throw new MalformedException("bad tree params: " + e.getMessage());

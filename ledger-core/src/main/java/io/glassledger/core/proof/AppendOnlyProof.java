@@ -1,5 +1,16 @@
 package io.glassledger.core.proof;
 
+import static io.glassledger.core.format.FormatRule.APPEND_BLOCKS_MISMATCH;
+import static io.glassledger.core.format.FormatRule.APPEND_CONSISTENCY_FROM_ZERO;
+import static io.glassledger.core.format.FormatRule.APPEND_FIRST_ROOT_MISMATCH;
+import static io.glassledger.core.format.FormatRule.APPEND_NOT_FORWARD;
+import static io.glassledger.core.format.FormatRule.APPEND_PATHS_DISAGREE;
+import static io.glassledger.core.format.FormatRule.APPEND_PATH_OVER_128;
+import static io.glassledger.core.format.FormatRule.APPEND_PROOF_TRAILING;
+import static io.glassledger.core.format.FormatRule.APPEND_PROOF_TYPE;
+import static io.glassledger.core.format.FormatRule.APPEND_SECOND_ROOT_MISMATCH;
+import static io.glassledger.core.format.FormatRule.APPEND_UPPER_ROOT_FROM_ZERO;
+
 import io.glassledger.core.codec.ByteReader;
 import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.codec.MalformedException;
@@ -45,7 +56,7 @@ public record AppendOnlyProof(long b1, long b2, Hash upperRoot1, Hash lowerRoot1
 
     public static AppendOnlyProof decode(byte[] data) {
         ByteReader r = new ByteReader(data);
-        if (r.u8() != TYPE) {
+        if (r.u8() != TYPE && APPEND_PROOF_TYPE.enforced()) {
             throw new MalformedException("not an append-only proof");
         }
         long b1 = r.varint();
@@ -57,12 +68,12 @@ public record AppendOnlyProof(long b1, long b2, Hash upperRoot1, Hash lowerRoot1
         Hash body2 = r.hash();
         List<Hash> cons = readPath(r);
         List<Hash> incl = readPath(r);
-        r.expectEnd();
+        r.expectEnd(APPEND_PROOF_TRAILING);
         return new AppendOnlyProof(b1, b2, u1, l1, body1, l2, body2, cons, incl);
     }
 
     private static List<Hash> readPath(ByteReader r) {
-        int n = r.count(MAX_PATH, Hash.LENGTH);
+        int n = r.count(MAX_PATH, Hash.LENGTH, APPEND_PATH_OVER_128);
         List<Hash> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             out.add(r.hash());
@@ -71,31 +82,34 @@ public record AppendOnlyProof(long b1, long b2, Hash upperRoot1, Hash lowerRoot1
     }
 
     void verify(Digest d1, Digest d2) throws VerificationException {
-        if (d1.blockNo() != b1 || d2.blockNo() != b2) {
+        if ((d1.blockNo() != b1 || d2.blockNo() != b2) && APPEND_BLOCKS_MISMATCH.enforced()) {
             throw new VerificationException("proof is for blocks " + b1 + "→" + b2 + ", digests are for "
                     + d1.blockNo() + "→" + d2.blockNo());
         }
-        if (b1 >= b2) {
+        if (b1 >= b2 && APPEND_NOT_FORWARD.enforced()) {
             throw new VerificationException("append-only proof needs b1 < b2");
         }
         Hash r1 = Hashing.digest(b1, lowerRoot1, upperRoot1, bodyHash1);
-        if (!r1.equals(d1.root())) {
+        if (!r1.equals(d1.root()) && APPEND_FIRST_ROOT_MISMATCH.enforced()) {
             throw new VerificationException("proof does not match the first digest", d1.root(), r1);
         }
         Hash blockHash1 = Hashing.block(b1, lowerRoot1, bodyHash1);
         Hash upper2 = UpperTreeMath.rootFromInclusion(b1, b2, blockHash1, inclusion);
         if (b1 == 0) {
-            if (!consistency.isEmpty() || !upperRoot1.isZero()) {
+            if (!consistency.isEmpty() && APPEND_CONSISTENCY_FROM_ZERO.enforced()) {
                 throw new VerificationException("from block 0 the first upper tree is empty and needs no consistency");
+            }
+            if (!upperRoot1.isZero() && APPEND_UPPER_ROOT_FROM_ZERO.enforced()) {
+                throw new VerificationException("from block 0 the first upper tree is empty");
             }
         } else {
             Hash viaConsistency = UpperTreeMath.rootFromConsistency(b1, b2, upperRoot1, consistency);
-            if (!viaConsistency.equals(upper2)) {
+            if (!viaConsistency.equals(upper2) && APPEND_PATHS_DISAGREE.enforced()) {
                 throw new VerificationException("consistency and inclusion paths disagree", upper2, viaConsistency);
             }
         }
         Hash r2 = Hashing.digest(b2, lowerRoot2, upper2, bodyHash2);
-        if (!r2.equals(d2.root())) {
+        if (!r2.equals(d2.root()) && APPEND_SECOND_ROOT_MISMATCH.enforced()) {
             throw new VerificationException("proof does not match the second digest", d2.root(), r2);
         }
     }

@@ -1,5 +1,14 @@
 package io.glassledger.core.proof;
 
+import static io.glassledger.core.format.FormatRule.ANCHOR_FORM_UNKNOWN;
+import static io.glassledger.core.format.FormatRule.KEYS_BLOCK_AFTER_DIGEST;
+import static io.glassledger.core.format.FormatRule.KEYS_PROOF_TRAILING;
+import static io.glassledger.core.format.FormatRule.KEYS_PROOF_TYPE;
+import static io.glassledger.core.format.FormatRule.KEYS_ROOT_MISMATCH;
+import static io.glassledger.core.format.FormatRule.OLDER_FORM_AT_DIGEST_BLOCK;
+import static io.glassledger.core.format.FormatRule.TAIL_FORM_FOR_OLDER_BLOCK;
+import static io.glassledger.core.format.FormatRule.UPPER_PATH_OVER_64;
+
 import io.glassledger.core.codec.ByteReader;
 import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.codec.MalformedException;
@@ -46,7 +55,7 @@ public record KeysProof(long blockNo, Anchor anchor, LowerProof lower) {
             Objects.requireNonNull(digestLowerRoot);
             Objects.requireNonNull(digestBodyHash);
             upperPath = List.copyOf(upperPath);
-            if (upperPath.size() > MAX_PATH) {
+            if (upperPath.size() > MAX_PATH && UPPER_PATH_OVER_64.enforced()) {
                 throw new IllegalArgumentException("upper path longer than " + MAX_PATH);
             }
         }
@@ -81,36 +90,37 @@ public record KeysProof(long blockNo, Anchor anchor, LowerProof lower) {
     public static KeysProof decode(byte[] data) {
         ByteReader r = new ByteReader(data);
         KeysProof p = decode(r);
-        r.expectEnd();
+        r.expectEnd(KEYS_PROOF_TRAILING);
         return p;
     }
 
     static KeysProof decode(ByteReader r) {
-        if (r.u8() != TYPE) {
+        if (r.u8() != TYPE && KEYS_PROOF_TYPE.enforced()) {
             throw new MalformedException("not a keys proof");
         }
         long blockNo = r.varint();
         int form = r.u8();
         Anchor anchor;
+        if (form != 0 && form != 1 && ANCHOR_FORM_UNKNOWN.enforced()) {
+            throw new MalformedException("unknown anchor form " + form);
+        }
         if (form == 0) {
             anchor = new AtDigest(r.hash());
-        } else if (form == 1) {
+        } else {
             Hash body = r.hash();
-            int n = r.count(MAX_PATH, Hash.LENGTH);
+            int n = r.count(MAX_PATH, Hash.LENGTH, UPPER_PATH_OVER_64);
             List<Hash> path = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 path.add(r.hash());
             }
             anchor = new Older(body, path, r.hash(), r.hash());
-        } else {
-            throw new MalformedException("unknown anchor form " + form);
         }
         return new KeysProof(blockNo, anchor, LowerProof.decode(r));
     }
 
     /** Verifies the claims against {@code trusted}; returns the entries found (null where a key is missing). */
     Entry[] verify(Digest trusted, List<KeyClaim> claims) throws VerificationException {
-        if (blockNo > trusted.blockNo()) {
+        if (blockNo > trusted.blockNo() && KEYS_BLOCK_AFTER_DIGEST.enforced()) {
             throw new VerificationException("proof is for block " + blockNo + ", after the trusted digest's block "
                     + trusted.blockNo());
         }
@@ -118,21 +128,21 @@ public record KeysProof(long blockNo, Anchor anchor, LowerProof lower) {
         Hash lowerRoot = lower.computeRoot(claims, resolved);
         Hash root;
         if (anchor instanceof AtDigest a) {
-            if (blockNo != trusted.blockNo()) {
+            if (blockNo != trusted.blockNo() && TAIL_FORM_FOR_OLDER_BLOCK.enforced()) {
                 throw new VerificationException("proof is anchored at its own block " + blockNo
                         + ", but the digest is for block " + trusted.blockNo());
             }
-            root = Hashing.digest(blockNo, lowerRoot, a.tail());
+            root = Hashing.digest(trusted.blockNo(), lowerRoot, a.tail());
         } else {
             Older o = (Older) anchor;
-            if (blockNo == trusted.blockNo()) {
+            if (blockNo == trusted.blockNo() && OLDER_FORM_AT_DIGEST_BLOCK.enforced()) {
                 throw new VerificationException("a proof at the digest's own block is anchored by the tail alone");
             }
             Hash blockHash = Hashing.block(blockNo, lowerRoot, o.bodyHash());
             Hash upper = UpperTreeMath.rootFromInclusion(blockNo, trusted.blockNo(), blockHash, o.upperPath());
             root = Hashing.digest(trusted.blockNo(), o.digestLowerRoot(), upper, o.digestBodyHash());
         }
-        if (!root.equals(trusted.root())) {
+        if (!root.equals(trusted.root()) && KEYS_ROOT_MISMATCH.enforced()) {
             throw new VerificationException("keys proof does not lead to the trusted digest", trusted.root(), root);
         }
         return resolved;

@@ -1,5 +1,29 @@
 package io.glassledger.core.proof;
 
+import static io.glassledger.core.format.FormatRule.CLAIMED_KEY_IN_HASHED_FORM;
+import static io.glassledger.core.format.FormatRule.CLAIM_NOT_COVERED;
+import static io.glassledger.core.format.FormatRule.DUPLICATE_CLAIMS;
+import static io.glassledger.core.format.FormatRule.ENTRY_SYMBOL_IN_INDEX_NODE;
+import static io.glassledger.core.format.FormatRule.KEY_EMPTY;
+import static io.glassledger.core.format.FormatRule.KEY_TOO_LONG;
+import static io.glassledger.core.format.FormatRule.NESTED_TOO_DEEP;
+import static io.glassledger.core.format.FormatRule.NODE_CONTENT_PRUNED;
+import static io.glassledger.core.format.FormatRule.NON_OWNER_CLAIMED_PRESENT;
+import static io.glassledger.core.format.FormatRule.NO_CLAIMS;
+import static io.glassledger.core.format.FormatRule.OWNER_OUT_OF_RANGE;
+import static io.glassledger.core.format.FormatRule.OWNER_OVER_LIMIT;
+import static io.glassledger.core.format.FormatRule.PART_OUT_OF_PLACE;
+import static io.glassledger.core.format.FormatRule.PRESENT_CLAIM_ON_HASHED_ENTRY;
+import static io.glassledger.core.format.FormatRule.ROOT_LEVEL_OVER_254;
+import static io.glassledger.core.format.FormatRule.SEPARATOR_OVER_1024;
+import static io.glassledger.core.format.FormatRule.SYMBOLS_LEFT_OVER;
+import static io.glassledger.core.format.FormatRule.SYMBOLS_RUN_OUT;
+import static io.glassledger.core.format.FormatRule.SYMBOL_COUNT_OVER_LIMIT;
+import static io.glassledger.core.format.FormatRule.SYMBOL_PADDING_NOT_ZERO;
+import static io.glassledger.core.format.FormatRule.UNREACHED_EXPANSION;
+import static io.glassledger.core.format.FormatRule.VALUE_CLAIMED_IN_EMPTY_TREE;
+import static io.glassledger.core.format.FormatRule.VALUE_MARKER_UNKNOWN;
+
 import io.glassledger.core.codec.ByteReader;
 import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.codec.MalformedException;
@@ -72,13 +96,18 @@ public final class LowerProof {
     static final int VALUE_HASH = 1;
     /** Deeper than any tree the format allows (levels x in-node depth), and shallow enough for any thread stack. */
     public static final int MAX_DEPTH = 512;
+    /** A stored node's level is at most 254 (FORMAT.md §4.4), and so is a proof's root level. */
+    public static final int MAX_ROOT_LEVEL = 254;
+    /** Symbols in one proof: fewer than 2^29. */
+    static final int MAX_SYMBOLS = (1 << 29) - 1;
 
     private final int rootLevel;
     private final Part root;
 
     /** @param rootLevel level of the root node, or -1 for the empty tree (then root is null) */
     public LowerProof(int rootLevel, Part root) {
-        if (rootLevel < -1 || rootLevel > 255 || (rootLevel == -1) != (root == null)) {
+        if (rootLevel < -1 || (rootLevel == -1) != (root == null)
+                || rootLevel > MAX_ROOT_LEVEL && ROOT_LEVEL_OVER_254.enforced()) {
             throw new IllegalArgumentException("bad root level " + rootLevel);
         }
         this.rootLevel = rootLevel;
@@ -214,18 +243,16 @@ public final class LowerProof {
     }
 
     public static LowerProof decode(ByteReader r) {
-        int rootLevel = r.varint(256) - 1;
+        int rootLevel = r.varint(MAX_ROOT_LEVEL + 1, ROOT_LEVEL_OVER_254) - 1;
         if (rootLevel < 0) {
             return new LowerProof(-1, null);
         }
-        // 8 * remaining in long: as an int it overflows for inputs of 256 MiB and more.
-        int count = r.varint((int) Math.min(Integer.MAX_VALUE / 4, r.remaining() * 8L / 3 + 8));
-        int symBytes = (3 * count + 7) / 8;
-        if (symBytes > r.remaining()) {
-            throw new MalformedException("truncated symbol bitmap");
-        }
+        int count = r.varint(MAX_SYMBOLS, SYMBOL_COUNT_OVER_LIMIT);
+        int symBytes = (int) ((3L * count + 7) / 8);
         byte[] a = r.array();
         int start = r.position();
+        // The bitmap must be there before anything is sized by its count.
+        r.skip(symBytes);
         int[] syms = new int[count];
         for (int i = 0; i < count; i++) {
             int v = 0;
@@ -236,13 +263,13 @@ public final class LowerProof {
             syms[i] = v;
         }
         int used = 3 * count;
-        if (used % 8 != 0 && (a[start + symBytes - 1] & (0xff >>> (used % 8))) != 0) {
+        if (used % 8 != 0 && (a[start + symBytes - 1] & (0xff >>> (used % 8))) != 0
+                && SYMBOL_PADDING_NOT_ZERO.enforced()) {
             throw new MalformedException("non-zero padding in symbol bitmap");
         }
-        r.skip(symBytes);
         int[] next = {0};
         Part root = new Boundary(readContent(r, syms, next, 1, rootLevel, null, null));
-        if (next[0] != count) {
+        if (next[0] != count && SYMBOLS_LEFT_OVER.enforced()) {
             throw new MalformedException("symbol bitmap has " + (count - next[0]) + " unused symbols");
         }
         return new LowerProof(rootLevel, root);
@@ -250,10 +277,10 @@ public final class LowerProof {
 
     /** Reads a part inside a node at {@code level}, at {@code depth} (its Inner and Boundary ancestors). */
     private static Part readContent(ByteReader r, int[] syms, int[] next, int depth, int level, Bytes lo, Bytes hi) {
-        if (depth > MAX_DEPTH) {
+        if (depth > MAX_DEPTH && NESTED_TOO_DEEP.enforced()) {
             throw new MalformedException("proof nested too deep");
         }
-        if (next[0] >= syms.length) {
+        if (next[0] >= syms.length && SYMBOLS_RUN_OUT.enforced()) {
             throw new MalformedException("symbol bitmap too short");
         }
         int s = syms[next[0]++];
@@ -262,30 +289,26 @@ public final class LowerProof {
         }
         if (s >= SYM_INNER_1) {
             int cp = commonPrefix(lo, hi);
-            int n;
-            if (s == SYM_INNER_LONG) {
-                n = r.varint(Math.max(0, Entry.MAX_KEY_BYTES - cp - SHORT_SUFFIX_MAX - 1)) + SHORT_SUFFIX_MAX + 1;
-                if (n > Entry.MAX_KEY_BYTES - cp) {
-                    throw new MalformedException("separator over " + Entry.MAX_KEY_BYTES + " bytes");
-                }
-            } else {
-                n = s - SYM_INNER_1 + 1;
-                if (n > Entry.MAX_KEY_BYTES - cp) {
-                    throw new MalformedException("separator over " + Entry.MAX_KEY_BYTES + " bytes");
-                }
+            int n = s == SYM_INNER_LONG
+                    ? r.varint(Math.max(0, Entry.MAX_KEY_BYTES - cp - SHORT_SUFFIX_MAX - 1), SEPARATOR_OVER_1024)
+                            + SHORT_SUFFIX_MAX + 1
+                    : s - SYM_INNER_1 + 1;
+            if (n > Entry.MAX_KEY_BYTES - cp && SEPARATOR_OVER_1024.enforced()) {
+                throw new MalformedException("separator over " + Entry.MAX_KEY_BYTES + " bytes");
             }
+            Bytes suffix = r.bytes(n);
             byte[] sep = new byte[cp + n];
             if (cp > 0) {
                 System.arraycopy(lo.unsafeArray(), 0, sep, 0, cp);
             }
-            System.arraycopy(r.bytes(n).unsafeArray(), 0, sep, cp, n);
+            System.arraycopy(suffix.unsafeArray(), 0, sep, cp, n);
             Bytes b = Bytes.wrap(sep);
             Part left = readContent(r, syms, next, depth + 1, level, lo, b);
             Part right = readContent(r, syms, next, depth + 1, level, b, hi);
             return new Inner(b, left, right);
         }
         if (level > 0) {
-            if (s != SYM_ITEM) {
+            if (s != SYM_ITEM && ENTRY_SYMBOL_IN_INDEX_NODE.enforced()) {
                 throw new MalformedException("entry inside an index node");
             }
             return new Boundary(readContent(r, syms, next, depth + 1, level - 1, lo, hi));
@@ -294,16 +317,16 @@ public final class LowerProof {
         Bytes key = null;
         Hash valueHash = null;
         if (s == SYM_ENTRY) {
-            owner = r.varint(1 << 20) - 1;
+            owner = r.varint(1 << 20, OWNER_OVER_LIMIT) - 1;
             if (owner == -1) {
-                key = r.lengthPrefixed(Entry.MAX_KEY_BYTES);
-                if (key.length() == 0) {
+                key = r.lengthPrefixed(Entry.MAX_KEY_BYTES, KEY_TOO_LONG);
+                if (key.length() == 0 && KEY_EMPTY.enforced()) {
                     throw new MalformedException("empty key");
                 }
                 int marker = r.u8();
                 if (marker == VALUE_HASH) {
                     valueHash = r.hash();
-                } else if (marker != VALUE_NONE) {
+                } else if (marker != VALUE_NONE && VALUE_MARKER_UNKNOWN.enforced()) {
                     throw new MalformedException("value marker " + marker + " of a hashed-form entry is not 0 or 1");
                 }
             } else {
@@ -324,7 +347,7 @@ public final class LowerProof {
      * @param resolved if not null, receives per claim (same order) the entry found, or null when the key is missing
      */
     public Hash computeRoot(List<KeyClaim> claims, Entry[] resolved) throws VerificationException {
-        if (claims.isEmpty()) {
+        if (claims.isEmpty() && NO_CLAIMS.enforced()) {
             throw new VerificationException("no claims");
         }
         List<Integer> order = new ArrayList<>(claims.size());
@@ -333,19 +356,20 @@ public final class LowerProof {
         }
         order.sort((x, y) -> claims.get(x).key().compareTo(claims.get(y).key()));
         for (int i = 1; i < order.size(); i++) {
-            if (claims.get(order.get(i - 1)).key().equals(claims.get(order.get(i)).key())) {
+            if (claims.get(order.get(i - 1)).key().equals(claims.get(order.get(i)).key())
+                    && DUPLICATE_CLAIMS.enforced()) {
                 throw new VerificationException("duplicate claim for key " + claims.get(order.get(i)).key());
             }
         }
         if (root == null) {
             for (KeyClaim c : claims) {
-                if (!c.isAbsent()) {
+                if (!c.isAbsent() && VALUE_CLAIMED_IN_EMPTY_TREE.enforced()) {
                     throw new VerificationException("tree is empty but a value is claimed for " + c.key());
                 }
             }
             return Hash.ZERO;
         }
-        if (!(root instanceof Boundary)) {
+        if (!(root instanceof Boundary) && PART_OUT_OF_PLACE.enforced()) {
             throw new VerificationException("proof root is not a node");
         }
         return hash(root, rootLevel, true, claims, order, resolved);
@@ -358,26 +382,26 @@ public final class LowerProof {
     private Hash hash(Part p, int level, boolean nodeTop, List<KeyClaim> claims, List<Integer> idx,
             Entry[] resolved) throws VerificationException {
         if (p instanceof Pruned pr) {
-            if (!idx.isEmpty()) {
+            if (!idx.isEmpty() && CLAIM_NOT_COVERED.enforced()) {
                 throw new VerificationException("proof does not cover key " + claims.get(idx.get(0)).key());
             }
             return pr.hash();
         }
-        if (idx.isEmpty()) {
+        if (idx.isEmpty() && UNREACHED_EXPANSION.enforced()) {
             throw new VerificationException("proof expands a subtree that no claimed key reaches");
         }
-        if (nodeTop) {
-            if (!(p instanceof Boundary b)) {
-                throw new VerificationException(level == 0 && p instanceof Leaf
-                        ? "entry where a node boundary belongs" : "expected a node boundary");
-            }
-            if (level < 0) {
+        if (nodeTop && p instanceof Boundary b) {
+            if (level < 0 && PART_OUT_OF_PLACE.enforced()) {
                 throw new VerificationException("node boundary below level 0");
             }
-            if (b.content() instanceof Pruned) {
+            if (b.content() instanceof Pruned && NODE_CONTENT_PRUNED.enforced()) {
                 throw new VerificationException("node with pruned content");
             }
             return Hashing.node(level, hash(b.content(), level, false, claims, idx, resolved));
+        }
+        if (nodeTop && PART_OUT_OF_PLACE.enforced()) {
+            throw new VerificationException(level == 0 && p instanceof Leaf
+                    ? "entry where a node boundary belongs" : "expected a node boundary");
         }
         if (p instanceof Inner in) {
             {
@@ -393,7 +417,7 @@ public final class LowerProof {
         } else if (p instanceof Boundary b) {
             {
                 // An item slot of an index node: the child node one level down.
-                if (level == 0) {
+                if (level == 0 && PART_OUT_OF_PLACE.enforced()) {
                     throw new VerificationException("node boundary inside a leaf");
                 }
                 return hash(b, level - 1, true, claims, idx, resolved);
@@ -401,7 +425,7 @@ public final class LowerProof {
         } else {
             Leaf leaf = (Leaf) p;
             {
-                if (level != 0) {
+                if (level != 0 && PART_OUT_OF_PLACE.enforced()) {
                     throw new VerificationException("entry inside an index node");
                 }
                 return leafHash(leaf, claims, idx, resolved);
@@ -420,7 +444,7 @@ public final class LowerProof {
     private static Hash leafHash(Leaf leaf, List<KeyClaim> claims, List<Integer> idx, Entry[] resolved)
             throws VerificationException {
         if (leaf.claimed()) {
-            if (leaf.owner() >= idx.size()) {
+            if (leaf.owner() >= idx.size() && OWNER_OUT_OF_RANGE.enforced()) {
                 throw new VerificationException("claimed entry's owner " + leaf.owner() + " is not among the "
                         + idx.size() + " keys that reach it");
             }
@@ -429,9 +453,10 @@ public final class LowerProof {
                 if (j == leaf.owner()) {
                     continue;
                 }
-                if (!c.isAbsent()) {
+                if (!c.isAbsent() && NON_OWNER_CLAIMED_PRESENT.enforced()) {
                     throw new VerificationException("key " + c.key() + " is not in the tree");
-                } else if (resolved != null) {
+                }
+                if (resolved != null) {
                     resolved[idx.get(j)] = null;
                 }
             }
@@ -443,7 +468,7 @@ public final class LowerProof {
             }
             return e.hash();
         }
-        if (leaf.key() == null || leaf.prev() == null) {
+        if ((leaf.key() == null || leaf.prev() == null) && PART_OUT_OF_PLACE.enforced()) {
             throw new VerificationException("hashed-form entry without a key");
         }
         Hash h;
@@ -454,11 +479,11 @@ public final class LowerProof {
         }
         for (int i : idx) {
             KeyClaim c = claims.get(i);
-            if (c.key().equals(leaf.key())) {
-                // Only a claimed-form entry can prove a value: a claimed key shown by a hash is refused.
+            // Only a claimed-form entry can prove a value: a claimed key shown by a hash is refused.
+            if (c.key().equals(leaf.key()) && CLAIMED_KEY_IN_HASHED_FORM.enforced()) {
                 throw new VerificationException("entry for a claimed key must be in claimed form");
             }
-            if (!c.isAbsent()) {
+            if (!c.isAbsent() && PRESENT_CLAIM_ON_HASHED_ENTRY.enforced()) {
                 throw new VerificationException("key " + c.key() + " is not in the tree");
             }
             if (resolved != null) {

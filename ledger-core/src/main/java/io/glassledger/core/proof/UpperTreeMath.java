@@ -1,5 +1,14 @@
 package io.glassledger.core.proof;
 
+import static io.glassledger.core.format.FormatRule.CONSISTENCY_EMPTY;
+import static io.glassledger.core.format.FormatRule.CONSISTENCY_FIRST_ROOT_MISMATCH;
+import static io.glassledger.core.format.FormatRule.CONSISTENCY_SIZES;
+import static io.glassledger.core.format.FormatRule.CONSISTENCY_TOO_LONG;
+import static io.glassledger.core.format.FormatRule.CONSISTENCY_TOO_SHORT;
+import static io.glassledger.core.format.FormatRule.INCLUSION_INDEX_OUT_OF_RANGE;
+import static io.glassledger.core.format.FormatRule.INCLUSION_PATH_TOO_LONG;
+import static io.glassledger.core.format.FormatRule.INCLUSION_PATH_TOO_SHORT;
+
 import io.glassledger.core.hash.Hash;
 import io.glassledger.core.hash.Hashing;
 import java.util.List;
@@ -16,14 +25,14 @@ public final class UpperTreeMath {
     /** The root implied by an inclusion path of {@code leaf} at {@code index} in a tree of {@code size} leaves. */
     public static Hash rootFromInclusion(long index, long size, Hash leaf, List<Hash> path)
             throws VerificationException {
-        if (index < 0 || index >= size) {
+        if ((index < 0 || index >= size) && INCLUSION_INDEX_OUT_OF_RANGE.enforced()) {
             throw new VerificationException("leaf index " + index + " outside tree of size " + size);
         }
         long fn = index;
         long sn = size - 1;
         Hash r = leaf;
         for (Hash p : path) {
-            if (sn == 0) {
+            if (sn == 0 && INCLUSION_PATH_TOO_LONG.enforced()) {
                 throw new VerificationException("inclusion path too long");
             }
             if ((fn & 1) == 1 || fn == sn) {
@@ -40,7 +49,7 @@ public final class UpperTreeMath {
             fn >>= 1;
             sn >>= 1;
         }
-        if (sn != 0) {
+        if (sn != 0 && INCLUSION_PATH_TOO_SHORT.enforced()) {
             throw new VerificationException("inclusion path too short");
         }
         return r;
@@ -52,10 +61,10 @@ public final class UpperTreeMath {
      */
     public static Hash rootFromConsistency(long size1, long size2, Hash root1, List<Hash> proof)
             throws VerificationException {
-        if (size1 <= 0 || size1 >= size2) {
+        if ((size1 <= 0 || size1 >= size2) && CONSISTENCY_SIZES.enforced()) {
             throw new VerificationException("consistency needs 0 < size1 < size2, got " + size1 + ", " + size2);
         }
-        if (proof.isEmpty()) {
+        if (proof.isEmpty() && CONSISTENCY_EMPTY.enforced()) {
             throw new VerificationException("empty consistency proof");
         }
         java.util.ArrayList<Hash> path = new java.util.ArrayList<>(proof.size() + 1);
@@ -73,7 +82,7 @@ public final class UpperTreeMath {
         Hash sr = path.get(0);
         for (int i = 1; i < path.size(); i++) {
             Hash c = path.get(i);
-            if (sn == 0) {
+            if (sn == 0 && CONSISTENCY_TOO_LONG.enforced()) {
                 throw new VerificationException("consistency proof too long");
             }
             if ((fn & 1) == 1 || fn == sn) {
@@ -91,10 +100,10 @@ public final class UpperTreeMath {
             fn >>= 1;
             sn >>= 1;
         }
-        if (sn != 0) {
+        if (sn != 0 && CONSISTENCY_TOO_SHORT.enforced()) {
             throw new VerificationException("consistency proof too short");
         }
-        if (!fr.equals(root1)) {
+        if (!fr.equals(root1) && CONSISTENCY_FIRST_ROOT_MISMATCH.enforced()) {
             throw new VerificationException("consistency proof does not match the first tree", root1, fr);
         }
         return sr;

@@ -5,6 +5,7 @@ import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.codec.MalformedException;
 import io.glassledger.core.crypto.Ed25519;
 import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.core.format.FormatRule;
 import io.glassledger.core.hash.Bytes;
 import java.util.Arrays;
 
@@ -45,11 +46,12 @@ public final class SignedTransaction {
     /** Parses a record; the signature is not checked here (see {@link #signatureValid()}). */
     public static SignedTransaction decode(byte[] record) {
         ByteReader r = new ByteReader(record);
-        int n = r.varint(MAX_RECORD_BYTES);
+        int n = r.varint(MAX_RECORD_BYTES, FormatRule.RECORD_LENGTH_OVER_LIMIT);
         int off = r.position();
         r.skip(n);
         r.skip(Ed25519.SIGNATURE_BYTES);
-        r.expectEnd();
+        // Bytes after the signature are covered by nothing: anyone could append them.
+        r.expectEnd(FormatRule.RECORD_TRAILING);
         Transaction tx = Transaction.decode(Arrays.copyOfRange(record, off, off + n));
         return new SignedTransaction(tx, record.clone(), off, n);
     }
@@ -70,7 +72,7 @@ public final class SignedTransaction {
         byte[] msg = new byte[DOMAIN.length + encodingLength];
         System.arraycopy(DOMAIN, 0, msg, 0, DOMAIN.length);
         System.arraycopy(record, encodingOffset, msg, DOMAIN.length, encodingLength);
-        return Ed25519.verify(tx.clientKey(), msg, 0, msg.length, record, record.length - Ed25519.SIGNATURE_BYTES);
+        return Ed25519.verify(tx.clientKey(), msg, 0, msg.length, record, encodingOffset + encodingLength);
     }
 
     public byte[] record() {

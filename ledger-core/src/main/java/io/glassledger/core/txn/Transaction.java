@@ -1,9 +1,26 @@
 package io.glassledger.core.txn;
 
+import static io.glassledger.core.format.FormatRule.TX_KEY_EMPTY;
+import static io.glassledger.core.format.FormatRule.TX_KEY_TOO_LONG;
+import static io.glassledger.core.format.FormatRule.TX_OPS_OVER_LIMIT;
+import static io.glassledger.core.format.FormatRule.TX_OP_UNKNOWN;
+import static io.glassledger.core.format.FormatRule.TX_PARTICIPANTS_DUPLICATE;
+import static io.glassledger.core.format.FormatRule.TX_PARTICIPANTS_OVER_1024;
+import static io.glassledger.core.format.FormatRule.TX_READS_DUPLICATE;
+import static io.glassledger.core.format.FormatRule.TX_READS_UNSORTED;
+import static io.glassledger.core.format.FormatRule.TX_SHARD_NOT_PARTICIPANT;
+import static io.glassledger.core.format.FormatRule.TX_SHARD_OVER_LIMIT;
+import static io.glassledger.core.format.FormatRule.TX_TRAILING;
+import static io.glassledger.core.format.FormatRule.TX_VALUE_TOO_LONG;
+import static io.glassledger.core.format.FormatRule.TX_VERSION_UNKNOWN;
+import static io.glassledger.core.format.FormatRule.TX_WRITES_DUPLICATE;
+import static io.glassledger.core.format.FormatRule.TX_WRITES_UNSORTED;
+
 import io.glassledger.core.codec.ByteReader;
 import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.codec.MalformedException;
 import io.glassledger.core.crypto.Ed25519;
+import io.glassledger.core.format.FormatRule;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.postree.Entry;
 import io.glassledger.core.postree.Mutation;
@@ -47,34 +64,48 @@ public record Transaction(Bytes txId, Bytes clientKey, int shard, List<Integer> 
         participants = List.copyOf(participants);
         reads = List.copyOf(reads);
         writes = List.copyOf(writes);
-        if (shard < 0 || participants.isEmpty() || participants.size() > MAX_PARTICIPANTS
-                || !participants.contains(shard) || new HashSet<>(participants).size() != participants.size()
-                || participants.stream().anyMatch(p -> p < 0)) {
-            throw new IllegalArgumentException("participants must be distinct non-negative shards including " + shard);
+        if ((shard < 0 || participants.stream().anyMatch(p -> p < 0)) && TX_SHARD_OVER_LIMIT.enforced()) {
+            throw new IllegalArgumentException("shards are numbered 0.." + Integer.MAX_VALUE);
         }
-        if (reads.size() + writes.size() > MAX_OPS) {
+        if (participants.size() > MAX_PARTICIPANTS && TX_PARTICIPANTS_OVER_1024.enforced()) {
+            throw new IllegalArgumentException("more than " + MAX_PARTICIPANTS + " participants");
+        }
+        if (new HashSet<>(participants).size() != participants.size() && TX_PARTICIPANTS_DUPLICATE.enforced()) {
+            throw new IllegalArgumentException("participants must be distinct");
+        }
+        if (!participants.contains(shard) && TX_SHARD_NOT_PARTICIPANT.enforced()) {
+            throw new IllegalArgumentException("participants must include shard " + shard);
+        }
+        if (reads.size() + writes.size() > MAX_OPS && TX_OPS_OVER_LIMIT.enforced()) {
             throw new IllegalArgumentException("more than " + MAX_OPS + " operations");
         }
-        for (int i = 0; i < reads.size(); i++) {
-            if (i > 0 && reads.get(i - 1).key().compareTo(reads.get(i).key()) >= 0) {
-                throw new IllegalArgumentException("reads must be sorted by key, without duplicates");
-            }
+        for (int i = 1; i < reads.size(); i++) {
+            checkOrder(reads.get(i - 1).key(), reads.get(i).key(), TX_READS_UNSORTED, TX_READS_DUPLICATE, "reads");
         }
         for (int i = 0; i < writes.size(); i++) {
             Mutation m = writes.get(i);
             checkKey(m.key());
-            if (m.value() != null && m.value().length() > Entry.MAX_VALUE_BYTES) {
+            if (m.value() != null && m.value().length() > Entry.MAX_VALUE_BYTES && TX_VALUE_TOO_LONG.enforced()) {
                 throw new IllegalArgumentException("value exceeds " + Entry.MAX_VALUE_BYTES + " bytes");
             }
-            if (i > 0 && writes.get(i - 1).key().compareTo(m.key()) >= 0) {
-                throw new IllegalArgumentException("writes must be sorted by key, without duplicates");
+            if (i > 0) {
+                checkOrder(writes.get(i - 1).key(), m.key(), TX_WRITES_UNSORTED, TX_WRITES_DUPLICATE, "writes");
             }
         }
     }
 
     private static void checkKey(Bytes key) {
-        if (key.length() == 0 || key.length() > Entry.MAX_KEY_BYTES) {
+        if (key.length() == 0 && TX_KEY_EMPTY.enforced()
+                || key.length() > Entry.MAX_KEY_BYTES && TX_KEY_TOO_LONG.enforced()) {
             throw new IllegalArgumentException("key must be 1.." + Entry.MAX_KEY_BYTES + " bytes");
+        }
+    }
+
+    /** Keys of reads, or of writes, are strictly increasing: sorted, and no key twice. */
+    private static void checkOrder(Bytes previous, Bytes key, FormatRule unsorted, FormatRule duplicate, String what) {
+        int cmp = previous.compareTo(key);
+        if (cmp > 0 && unsorted.enforced() || cmp == 0 && duplicate.enforced()) {
+            throw new IllegalArgumentException(what + " must be sorted by key, without duplicates");
         }
     }
 
@@ -133,45 +164,42 @@ public record Transaction(Bytes txId, Bytes clientKey, int shard, List<Integer> 
     /** Decodes a canonical encoding; anything else (trailing bytes, unsorted keys, bad sizes) is malformed. */
     public static Transaction decode(byte[] data) {
         ByteReader r = new ByteReader(data);
-        if (r.u8() != ENCODING_VERSION) {
+        if (r.u8() != ENCODING_VERSION && TX_VERSION_UNKNOWN.enforced()) {
             throw new MalformedException("unknown transaction encoding version");
         }
         Bytes id = r.bytes(TX_ID_BYTES);
         Bytes client = r.bytes(Ed25519.PUBLIC_KEY_BYTES);
-        int shard = r.varint(Integer.MAX_VALUE);
-        int np = r.count(MAX_PARTICIPANTS, 1);
+        int shard = r.varint(Integer.MAX_VALUE, TX_SHARD_OVER_LIMIT);
+        int np = r.count(MAX_PARTICIPANTS, 1, TX_PARTICIPANTS_OVER_1024);
         List<Integer> parts = new ArrayList<>(np);
         for (int i = 0; i < np; i++) {
-            parts.add(r.varint(Integer.MAX_VALUE));
+            parts.add(r.varint(Integer.MAX_VALUE, TX_SHARD_OVER_LIMIT));
         }
-        int nr = r.count(MAX_OPS, 2);
+        // The reads' and the writes' counts are each within the limit on their sum, checked below.
+        int nr = r.count(MAX_OPS, 2, TX_OPS_OVER_LIMIT);
         List<Read> reads = new ArrayList<>(nr);
         for (int i = 0; i < nr; i++) {
-            Bytes k = r.lengthPrefixed(Entry.MAX_KEY_BYTES);
-            long v = r.varint();
-            if (v < 0) {
-                throw new MalformedException("read version out of range");
-            }
-            reads.add(newRead(k, v));
+            Bytes k = r.lengthPrefixed(Entry.MAX_KEY_BYTES, TX_KEY_TOO_LONG);
+            reads.add(newRead(k, r.varint()));
         }
-        int nw = r.count(MAX_OPS, 2);
+        int nw = r.count(MAX_OPS, 2, TX_OPS_OVER_LIMIT);
         List<Mutation> writes = new ArrayList<>(nw);
         for (int i = 0; i < nw; i++) {
-            Bytes k = r.lengthPrefixed(Entry.MAX_KEY_BYTES);
+            Bytes k = r.lengthPrefixed(Entry.MAX_KEY_BYTES, TX_KEY_TOO_LONG);
             int op = r.u8();
             if (op == 0) {
                 long n = r.varint();
-                if (n > Entry.MAX_VALUE_BYTES) {
+                if (n > Entry.MAX_VALUE_BYTES && TX_VALUE_TOO_LONG.enforced()) {
                     throw new ValueTooLongException(n);
                 }
                 writes.add(Mutation.put(k, r.bytes((int) n)));
-            } else if (op == 1) {
+            } else if (op == 1 || !TX_OP_UNKNOWN.enforced()) {
                 writes.add(Mutation.delete(k));
             } else {
                 throw new MalformedException("unknown write operation " + op);
             }
         }
-        r.expectEnd();
+        r.expectEnd(TX_TRAILING);
         try {
             return new Transaction(id, client, shard, parts, reads, writes);
         } catch (IllegalArgumentException e) {

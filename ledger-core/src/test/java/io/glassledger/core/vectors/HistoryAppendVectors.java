@@ -11,15 +11,19 @@ import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
 import io.glassledger.core.hash.Hashing;
 import io.glassledger.core.ledger.Block;
+import io.glassledger.core.ledger.BlockSpec;
 import io.glassledger.core.ledger.Ledger;
 import io.glassledger.core.postree.Entry;
 import io.glassledger.core.postree.LeafNode;
+import io.glassledger.core.postree.Mutation;
+import io.glassledger.core.postree.Node;
 import io.glassledger.core.proof.Digest;
 import io.glassledger.core.proof.AppendOnlyProof;
 import io.glassledger.core.proof.HistoryProof;
 import io.glassledger.core.proof.KeysProof;
 import io.glassledger.core.proof.LowerProof;
 import io.glassledger.core.proof.Version;
+import io.glassledger.core.store.InMemoryNodeStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -48,6 +52,7 @@ final class HistoryAppendVectors {
         history(file, "deleted-latest", Fixtures.DELETED_KEY, 5, 12, "the newest version is a deletion");
         history(file, "at-older-digest", Fixtures.HISTORY_KEY, 10, 9, "the history as of the digest of block 9");
         craftedForwardPrev(file);
+        craftedOlderLinks(file);
         return file;
     }
 
@@ -132,6 +137,11 @@ final class HistoryAppendVectors {
                     + "verifier that reads no entry as version 0 would accept it)", o, "key is not in the tree");
             c.invalid("wrong-key", "a key that has history, with this proof",
                     override("key", Fixtures.HISTORY_KEY));
+            ObjectNode o2 = Json.object();
+            o2.put("proof", Json.hex(new HistoryProof(h.proof().head(), List.of(new LowerProof(-1, null))).encode()));
+            c.invalidBecause("older-proof-without-versions", "the proof with one older-version proof (00, the empty "
+                    + "tree) for a history of no versions: only §12 step 3's rule that n is 0 rejects it", o2,
+                    "older-version proofs for a history of no versions");
         }
         if (n == limit && l.history(key, n + 1, d).size() > n) {
             c.invalid("limit-raised", "a larger limit while older versions exist", longOverride("limit", limit + 5));
@@ -191,6 +201,79 @@ final class HistoryAppendVectors {
         o.set("versions", versions(List.of(new Version(Bytes.utf8("v3"), 3), new Version(Bytes.utf8("v5"), 5))));
         o.put("proof", Json.hex(new HistoryProof(headProof, List.of(olderProof)).encode()));
         c.invalid("version-goes-forward", "the linked entry's version (5) is not older than its successor's (3)", o);
+    }
+
+    /**
+     * Hand-built block-0 trees, as a dishonest writer could build them, whose key k has a version at block 3 with a
+     * prev pointer to an older version's leaf. Valid: prev names the leaf holding k's version at block 1. The
+     * mutations point prev elsewhere, each time at something whose proof matches the pointer: an index node above that
+     * leaf (only §12 step 5.1's one-leaf rule rejects it), and a leaf without k (only step 5.3's rule that the older
+     * version is found rejects it; a verifier that read "none" as a deletion at block 0 would accept it).
+     */
+    private static void craftedOlderLinks(VectorFile file) {
+        Bytes k = Bytes.utf8("k");
+        Bytes v1 = Bytes.utf8("v1");
+        Bytes v3 = Bytes.utf8("v3");
+        LeafNode older = LeafNode.of(List.of(Entry.of(k, v1, 1, Hash.ZERO)));
+        LowerProof olderProof = new LowerProof(0, new LowerProof.Boundary(LowerProof.Leaf.claimed(0, 1, Hash.ZERO)));
+        ObjectNode in = crafted(k, v3, older.hash(), olderProof);
+        in.put("limit", 2);
+        in.set("versions", versions(List.of(new Version(v3, 3), new Version(v1, 1))));
+        VectorFile.Case c = file.add("crafted-two-versions", "crafted", "a hand-built block 0 whose entry k = v3 "
+                + "(version 3) points back to a leaf holding k = v1 (version 1)", in);
+
+        LeafNode other = LeafNode.of(List.of(Entry.of(Bytes.utf8("m"), Bytes.utf8("vm"), 1, Hash.ZERO)));
+        Node index = Node.decode(new ByteWriter().u8(1).varint(2).varint(1).hash(older.hash())
+                .lengthPrefixed(Bytes.utf8("m")).varint(1).hash(other.hash()).toByteArray());
+        LowerProof inIndex = new LowerProof(1, new LowerProof.Boundary(new LowerProof.Inner(Bytes.utf8("m"),
+                new LowerProof.Boundary(LowerProof.Leaf.claimed(0, 1, Hash.ZERO)),
+                new LowerProof.Pruned(other.hash()))));
+        ObjectNode o = crafted(k, v3, index.hash(), inIndex);
+        c.invalidBecause("older-in-an-index-node", "another hand-built block 0 whose entry k = v3 points back to a "
+                + "level-1 index node above the leaf of k = v1 (and a leaf of m): the older version is proven inside "
+                + "that node, root level 1. Only §12 step 5.1 (one leaf, root level 0) rejects it", o,
+                "must be proven inside one leaf");
+
+        Bytes j = Bytes.utf8("j");
+        Bytes vj = Bytes.utf8("vj");
+        LeafNode without = LeafNode.of(List.of(Entry.of(j, vj, 1, Hash.ZERO)));
+        LowerProof absent = new LowerProof(0, new LowerProof.Boundary(LowerProof.Leaf.hashed(j,
+                Hashing.value(vj.unsafeArray(), 0, vj.length()), 1, Hash.ZERO)));
+        o = crafted(k, v3, without.hash(), absent);
+        List<Version> deleted = new ArrayList<>();
+        deleted.add(new Version(v3, 3));
+        deleted.add(new Version(null, 0));
+        o.set("versions", versions(deleted));
+        c.invalidBecause("older-missing-from-its-leaf", "another hand-built block 0 whose entry k = v3 points back to "
+                + "a leaf that holds only j; claimed versions v3 at 3 and a deletion at 0. The older proof shows k "
+                + "absent from the leaf prev names. Only §12 step 5.3's rule that the older version is found rejects "
+                + "it", o, "older version missing from its leaf");
+
+        o = Json.object();
+        o.put("proof", Json.hex(new HistoryProof(headProof(k, v3, older.hash()),
+                List.of(new LowerProof(-1, null))).encode()));
+        c.invalid("older-empty-tree-proof", "the older version's proof replaced by 00, the empty tree's (root level "
+                + "field 0): not a proof over one leaf (§12 step 5.1)", o);
+    }
+
+    /** Digest and history proof of a block 0 whose tree is the single leaf k = value, version 3, prev. */
+    private static ObjectNode crafted(Bytes k, Bytes value, Hash prev, LowerProof older) {
+        LeafNode head = LeafNode.of(List.of(Entry.of(k, value, 3, prev)));
+        Block block = new Block(0, Fixtures.GENESIS_TS, head.hash(), List.of(), new TreeMap<>());
+        ObjectNode in = Json.object();
+        in.set("digest", Json.digest(new Digest(0, Hashing.digest(0, block.lowerRoot(), Hash.ZERO,
+                block.bodyHash()))));
+        Json.putBytes(in, "key", k);
+        in.put("proof", Json.hex(new HistoryProof(headProof(k, value, prev), List.of(older)).encode()));
+        return in;
+    }
+
+    /** The head keys proof of {@link #crafted}'s block. */
+    private static KeysProof headProof(Bytes k, Bytes value, Hash prev) {
+        LeafNode head = LeafNode.of(List.of(Entry.of(k, value, 3, prev)));
+        Block block = new Block(0, Fixtures.GENESIS_TS, head.hash(), List.of(), new TreeMap<>());
+        return new KeysProof(0, new KeysProof.AtDigest(Hashing.digestTail(Hash.ZERO, block.bodyHash())),
+                new LowerProof(0, new LowerProof.Boundary(LowerProof.Leaf.claimed(0, 3, prev))));
     }
 
     private void historyProofMutations(VectorFile.Case c, HistoryProof p, int n, int limit) {
@@ -284,7 +367,43 @@ final class HistoryAppendVectors {
                 override("older", f.a.digest(6), "proof", Json.hex(f.fork.proveAppendOnly(6, 9).encode())));
         fork.invalid("fork-proof-from-a", "A's 3->9 proof against A-fork's digest at 9",
                 override("proof", Json.hex(f.a.proveAppendOnly(3, 9).encode())));
+        forkBeforeSameBlock(file);
         return file;
+    }
+
+    /**
+     * Two ledgers that differ in block 1 only (its timestamp) and hold the same blocks 2 and 3, byte for byte: the
+     * older ledger's digest at block 3 is not a prefix of the newer's at 4, yet block 3's hash is in the newer upper
+     * tree where it belongs. A proof with the older ledger's upper root passes every check but the consistency
+     * proof's first root (§7.2 step 6): its hashes rebuild the newer ledger's tree of blocks 0..2.
+     */
+    private static void forkBeforeSameBlock(VectorFile file) {
+        Ledger newer = Ledger.openOrCreate(new InMemoryNodeStore(), Fixtures.SMALL, Fixtures.GENESIS_TS);
+        Ledger older = Ledger.openOrCreate(new InMemoryNodeStore(), Fixtures.SMALL, Fixtures.GENESIS_TS);
+        List<Mutation> write = List.of(Mutation.put(Bytes.utf8("k"), Bytes.utf8("v")));
+        newer.append(List.of(new BlockSpec(Fixtures.GENESIS_TS + 1, List.of(), List.of())));
+        older.append(List.of(new BlockSpec(Fixtures.GENESIS_TS + 5, List.of(), List.of())));
+        for (Ledger l : List.of(newer, older)) {
+            l.append(List.of(new BlockSpec(Fixtures.GENESIS_TS + 10, List.of(), List.of())));
+            l.append(List.of(new BlockSpec(Fixtures.GENESIS_TS + 20, List.of(), write)));
+        }
+        newer.append(List.of(new BlockSpec(Fixtures.GENESIS_TS + 30, List.of(), write)));
+        if (!newer.block(3).hash().equals(older.block(3).hash()) || newer.digest(3).equals(older.digest(3))) {
+            throw new IllegalStateException("the two ledgers must differ before block 3 and agree on it");
+        }
+        ObjectNode in = Json.object();
+        in.set("older", Json.digest(newer.digest(3)));
+        in.set("newer", Json.digest(newer.digest(4)));
+        AppendOnlyProof p = newer.proveAppendOnly(3, 4);
+        in.put("proof", Json.hex(p.encode()));
+        VectorFile.Case c = file.add("same-block-3-after-other-prefix", "crafted", "a four-block ledger whose blocks "
+                + "1 and 2 are empty and block 3 writes k = v; from block 3 to block 4", in);
+        AppendOnlyProof forged = new AppendOnlyProof(3, 4, upperRoot(older, 3), p.lowerRoot1(), p.bodyHash1(),
+                p.lowerRoot2(), p.bodyHash2(), p.consistency(), p.inclusion());
+        c.invalidBecause("older-prefix-forked", "the digest at block 3 of a ledger that differs in block 1 (its "
+                + "timestamp) and has the same blocks 2 and 3, with the proof's upperRoot1 its own: only the check "
+                + "that the consistency proof rebuilds upperRoot1 (§7.2 step 6) rejects it", override("older",
+                        older.digest(3), "proof", Json.hex(forged.encode())), "does not match the first tree");
     }
 
     private VectorFile.Case appendOnly(VectorFile file, String name, String ledgerName, Ledger l1, Ledger l2,
@@ -309,12 +428,32 @@ final class HistoryAppendVectors {
             c.invalid("stale-newer-digest", "newer is the digest of the block before b2",
                     override("newer", l2.digest(b2 - 1)));
         }
+        if (l1 == l2 && b1 == 1 && b2 == 12) {
+            // Digests whose block number is not the block their root is of, as a dishonest server could sign them.
+            c.invalidBecause("older-digest-mislabeled", "older is block 1's root labelled block 0", override("older",
+                    new Digest(0, l1.digest(1).root())), "proof is for blocks");
+            c.invalidBecause("newer-digest-mislabeled", "newer is block 12's root labelled block 13",
+                    override("newer", new Digest(13, l2.digest(12).root())), "proof is for blocks");
+        }
+        if (l1 == l2 && b1 == 0 && b2 == 12) {
+            Block g = l1.block(0);
+            Hash u = g.hash();
+            AppendOnlyProof forged = new AppendOnlyProof(0, 12, u, p.lowerRoot1(), p.bodyHash1(), p.lowerRoot2(),
+                    p.bodyHash2(), p.consistency(), p.inclusion());
+            c.invalidBecause("genesis-digest-with-upper-root", "older is a digest of block 0 forged with a non-zero "
+                    + "upper root (the genesis block's hash), and the proof's upperRoot1 that upper root: a genesis "
+                    + "digest that is not the ledger's, which only the rule that upperRoot1 is ZERO for b1 = 0 rejects",
+                    override("older", new Digest(0, Hashing.digest(0, g.lowerRoot(), u, g.bodyHash())), "proof",
+                            Json.hex(forged.encode())), "the first upper tree is empty");
+        }
         c.invalid("other-ledger-digest", "newer is the same block number of an unrelated ledger",
                 override("newer", f.other.digest(b2)));
         c.invalid("other-ledger-older-digest", "older is the same block number of an unrelated ledger",
                 override("older", f.other.digest(b1)));
         c.invalidProof("truncated", "the last byte removed", Tamper.truncated(enc));
         c.invalidProof("trailing-garbage", "one byte 00 appended", Tamper.trailingGarbage(enc));
+        c.invalidProof("wrong-proof-type", "type byte 03 (a history proof) instead of 02", Tamper.splice(enc, 0, 1,
+                new byte[] {3}));
         int b2At = 1 + ByteWriter.varintSize(b1);
         int u1At = b2At + ByteWriter.varintSize(b2);
         int consAt = u1At + 5 * 32;
@@ -344,6 +483,19 @@ final class HistoryAppendVectors {
         }
         if (b1 > 0) {
             c.invalidProof("consistency-and-inclusion-swapped", null, with(p, incl, cons));
+            // A consistency hash that only the second root depends on: the first root still matches, and only the
+            // comparison of the two paths' roots rejects it.
+            for (int i = 0; i < cons.size(); i++) {
+                List<Hash> changed = new ArrayList<>(cons);
+                changed.set(i, Hash.of(Tamper.flip(cons.get(i).toByteArray(), 0, 0), 0));
+                ObjectNode o = proofOverride(with(p, changed, incl));
+                if (c.rejects(o) && VectorVerifier.rejection("verifyAppendOnly", Json.merge(c.input, o)).getMessage()
+                        .contains("paths disagree")) {
+                    c.invalid("consistency-hash-changed", "bit 0 of consistency hash " + i + " flipped, a hash only "
+                            + "the second root depends on", o);
+                    break;
+                }
+            }
         }
         if (b1 == 1 && b2 == 2) {
             List<Hash> over = new ArrayList<>();

@@ -9,6 +9,7 @@ import io.glassledger.core.hash.Hashing;
 import io.glassledger.core.ledger.Block;
 import io.glassledger.core.ledger.Ledger;
 import io.glassledger.core.postree.Entry;
+import io.glassledger.core.proof.Digest;
 import io.glassledger.core.proof.KeysProof;
 import io.glassledger.core.proof.LowerProof;
 import java.util.ArrayList;
@@ -115,6 +116,13 @@ final class KeysVectors {
         absent(file, "after-all-keys", "A", a, Fixtures.AFTER_ALL, 12, "key ffffff sorts after every key");
         absent(file, "deleted-key", "A", a, Fixtures.DELETED_KEY, 12,
                 "a tombstone: the entry is in claimed form and hashed with no value");
+        VectorFile.Case t = absent(file, "next-to-tombstone", "A", a, Bytes.utf8("acct/0130"), 12, "routes to the "
+                + "tombstone of acct/013, shown in hashed form with value marker 00 (so its hashed-form-value-marker-2 "
+                + "is the marker of a tombstone)");
+        if (Tamper.replaceFirst(decode(t).lower(), x -> x instanceof LowerProof.Leaf l && !l.claimed()
+                ? (l.valueHash() == null ? x : null) : null) == null) {
+            throw new IllegalStateException("next-to-tombstone does not route to a tombstone");
+        }
         absent(file, "empty-tree-genesis", "A", a, Fixtures.NEVER_KEY, 0,
                 "block 0 (genesis) has the empty lower tree: lower proof is the single byte 00");
         absent(file, "written-later", "A", a, Fixtures.LATE_KEY, 9, "absent at block 9, written in block 10")
@@ -246,6 +254,8 @@ final class KeysVectors {
         ArrayNode valued = ((ArrayNode) g.input.get("claims")).deepCopy();
         ((ObjectNode) valued.get(1)).put("value", "00");
         g.invalid("value-claimed-on-empty-tree", "a value claimed in the empty tree", claimsOverride(valued));
+        g.invalidBecause("no-claims", "an empty claim list: in the empty tree, only the rule that a proof has claims "
+                + "rejects it", claimsOverride(Json.array()), "no claims");
         g.invalid("other-ledger-digest", "the same block number in an unrelated ledger",
                 override("digest", f.other.digest(12)));
         keysProofMutations(g, decode(g), a, 0, 12, List.of(Fixtures.NEVER_KEY, Fixtures.SINGLE_KEY));
@@ -411,9 +421,9 @@ final class KeysVectors {
         }
         c.invalidProof("root-level-plus-one", "the root level one higher than the tree's",
                 Tamper.splice(enc, lo, lo + 1, new byte[] {(byte) (lowerEnc[0] + 1)}));
-        c.invalidBecause("root-level-over-limit", "the root level field varint(rootLevel + 1) written as 257 "
-                + "(81 02), one over its limit 256", proofOverride(Tamper.splice(enc, lo, lo + 1,
-                        new byte[] {(byte) 0x81, 0x02})), "exceeds limit 256");
+        c.invalidBecause("root-level-over-limit", "the root level field varint(rootLevel + 1) written as 256 "
+                + "(80 02), one over its limit 255 (root level 254)", proofOverride(Tamper.splice(enc, lo, lo + 1,
+                        new byte[] {(byte) 0x80, 0x02})), "exceeds limit 255");
         c.invalidBecause("symbols-extra", "the symbol count raised by 8 (three more symbol bytes, 00): symbols "
                 + "left over once the root is complete", proofOverride(Tamper.splice(enc, lo, enc.length,
                         Tamper.extraSymbols(lowerEnc, lay))), "unused symbols");
@@ -503,6 +513,18 @@ final class KeysVectors {
             c.invalidProof("upper-path-dropped-hash", "the last upper-path hash removed",
                     Tamper.withPath(p, o.upperPath().subList(0, o.upperPath().size() - 1)).encode());
         }
+        // The same two paths against a digest forged to match them, as a dishonest server could sign it: only the
+        // path-length checks of §7.1 reject them.
+        Hash blockHash = Hashing.block(b, l.block(b).lowerRoot(), o.bodyHash());
+        c.invalidBecause("upper-path-extra-hash-forged-digest", "a zero hash appended to the upper path, against a "
+                + "digest at block " + d + " whose upper root is what that path gives", forgedDigest(p, longer, b, d,
+                        blockHash), "inclusion path too long");
+        if (!o.upperPath().isEmpty()) {
+            List<Hash> shorter = o.upperPath().subList(0, o.upperPath().size() - 1);
+            c.invalidBecause("upper-path-dropped-hash-forged-digest", "the last upper-path hash removed, against a "
+                    + "digest at block " + d + " whose upper root is what that path gives", forgedDigest(p, shorter, b,
+                            d, blockHash), "inclusion path too short");
+        }
         if (o.upperPath().size() >= 2) {
             List<Hash> rev = new ArrayList<>(o.upperPath());
             Collections.reverse(rev);
@@ -523,6 +545,14 @@ final class KeysVectors {
         c.invalidProof("digest-roots-swapped", "the digest block's lower root and body hash exchanged",
                 Tamper.withAnchor(p, new KeysProof.Older(o.bodyHash(), o.upperPath(), o.digestBodyHash(),
                         o.digestLowerRoot())).encode());
+    }
+
+    /** Overrides: the proof with {@code path} as its upper path, and a digest at d forged to match it. */
+    private static ObjectNode forgedDigest(KeysProof p, List<Hash> path, long b, long d, Hash blockHash) {
+        KeysProof.Older o = (KeysProof.Older) p.anchor();
+        Hash upper = Tamper.inclusionRootWithoutLengthChecks(b, d, blockHash, path);
+        Digest forged = new Digest(d, Hashing.digest(d, o.digestLowerRoot(), upper, o.digestBodyHash()));
+        return override("digest", forged, "proof", Json.hex(Tamper.withPath(p, path).encode()));
     }
 
     /** The keys proof {@code enc} with the code of Inner part {@code target} (in preorder) replaced. */

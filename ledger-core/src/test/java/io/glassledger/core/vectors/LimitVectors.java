@@ -39,18 +39,19 @@ final class LimitVectors {
 
     static ArrayNode lowerProofLimits() {
         ArrayNode out = Json.array();
-        Entry a = Entry.of(Bytes.utf8("a"), Bytes.utf8("va"), 1, Hash.ZERO);
-        Entry l = Entry.of(Bytes.utf8("l"), Bytes.utf8("vl"), 1, Hash.ZERO);
-        Entry m = Entry.of(Bytes.utf8("m"), Bytes.utf8("vm"), 1, Hash.ZERO);
-        LowerProof deep512 = chain(List.of(a, m), m.key());
-        LowerProof deep513 = chain(List.of(a, l, m), a.key());
+        List<Entry> five = entries(5);
+        List<Entry> nine = entries(9);
+        LowerProof deep512 = chain(five, five.get(0).key(), LowerProof.MAX_ROOT_LEVEL);
+        LowerProof deep513 = chain(nine, nine.get(0).key(), LowerProof.MAX_ROOT_LEVEL);
         requireDepth(deep512, 512);
         requireDepth(deep513, 513);
-        add(out, "depth-512", true, null, "a tree of 256 levels (255..0), every node with two children, the path child "
-                + "and an opaque sibling: one Boundary and one Inner per level. The claimed entry of the two-entry leaf is "
-                + "nested exactly 512 deep, the limit.", deep512, m.key(), m.value(), null);
-        add(out, "depth-513", false, "nested too deep", "the same tree with a third leaf entry; the claimed one is "
-                + "nested 513 deep", deep513, a.key(), a.value(), null);
+        add(out, "depth-512", true, null, "a tree of 255 levels (254, the highest, to 0), every index node with two "
+                + "children, the path child and an opaque sibling: one Boundary and one Inner per level, then a leaf of "
+                + "five entries whose first, claimed, sits under three Inner parts. It is nested exactly 512 deep, the "
+                + "limit.", deep512, five.get(0).key(), five.get(0).value(), null);
+        add(out, "depth-513", false, "nested too deep", "the same tree with nine leaf entries; the first, claimed, "
+                + "sits under four Inner parts, 513 deep", deep513, nine.get(0).key(), nine.get(0).value(), null);
+        rootLevel255(out);
 
         // Separator length, relative to a range whose bounds share cp = 10 bytes (the suffix takes symbol 7 and a
         // length varint) and cp = 1021 bytes (the suffix takes a short symbol, 3..6, that gives its length).
@@ -65,14 +66,18 @@ final class LimitVectors {
                 + "symbol 6, a 4-byte suffix, so cp + n = 1025", "separator-1025-bytes-short-suffix");
 
         // Claimed keys at and over the key limit (§3), in a crafted single-entry leaf.
-        for (int len : new int[] {1024, 1025}) {
+        for (int len : new int[] {0, 1024, 1025}) {
             byte[] k = new byte[len];
             Arrays.fill(k, (byte) 'k');
             LowerProof proof = new LowerProof(0, new Boundary(claimed()));
             // Hashed directly (§3), since no Entry can hold a 1025-byte key.
             Hash valueHash = Hashing.value(new byte[] {'v'}, 0, 1);
             Hash root = Hashing.node(0, Hashing.entry(k, 0, k.length, valueHash, 1, Hash.ZERO));
-            if (len == 1024) {
+            if (len == 0) {
+                add(out, "claim-key-empty", false, "cannot be an entry", "a crafted leaf holding one entry with an "
+                        + "empty key, claimed: the hashes match, but no entry can hold the claim", proof, Bytes.wrap(k),
+                        Bytes.utf8("v"), root);
+            } else if (len == 1024) {
                 add(out, "claim-key-1024-bytes", true, null, "a crafted leaf holding one entry with a 1024-byte key, "
                         + "the longest allowed, claimed", proof, Bytes.wrap(k), Bytes.utf8("v"), root);
             } else {
@@ -80,6 +85,55 @@ final class LimitVectors {
                         + "hashes match, but no entry can hold the claim", proof, Bytes.wrap(k), Bytes.utf8("v"),
                         root);
             }
+        }
+        // A neighbour shown in hashed form whose key breaks the key limits (§3, §9.2), for an absent claim.
+        for (int len : new int[] {0, 1025}) {
+            byte[] k = new byte[len];
+            Arrays.fill(k, (byte) 'n');
+            Hash valueHash = Hashing.value(new byte[] {'v'}, 0, 1);
+            LowerProof proof = new LowerProof(0, new Boundary(Leaf.hashed(Bytes.wrap(k), valueHash, 1, Hash.ZERO)));
+            Hash root = Hashing.node(0, Hashing.entry(k, 0, k.length, valueHash, 1, Hash.ZERO));
+            add(out, "verifyNonExistence", len == 0 ? "neighbour-key-empty" : "neighbour-key-1025-bytes", false,
+                    len == 0 ? "empty key" : "exceeds limit", "a crafted leaf holding one entry, with "
+                            + (len == 0 ? "an empty key" : "a 1025-byte key") + ", shown in hashed form as the "
+                            + "neighbour an absent claim for k reaches: the hashes match, but no entry has such a key",
+                    Tamper.encodeLower(proof, null), Bytes.utf8("k"), null, root);
+        }
+        return out;
+    }
+
+    /**
+     * A tree one level higher than any stored node can be (§4.4): root level 255, over the path of depth-512's
+     * kind with a two-entry leaf. The claimed entry is 512 deep, within that limit; only the root level rejects it.
+     * The proof is encoded and hashed by hand, since the reference's {@link LowerProof} cannot hold it.
+     */
+    private static void rootLevel255(ArrayNode out) {
+        List<Entry> two = entries(2);
+        LowerProof below = chain(two, two.get(0).key(), LowerProof.MAX_ROOT_LEVEL);
+        Hash belowRoot;
+        try {
+            belowRoot = below.computeRoot(List.of(KeyClaim.present(two.get(0).key(), two.get(0).value())), null);
+        } catch (VerificationException e) {
+            throw new IllegalStateException(e);
+        }
+        Bytes sep = Bytes.wrap(new byte[] {'m', (byte) 255});
+        Hash sibling = hash(255);
+        Part root = new Boundary(new Inner(sep, below.root(), new Pruned(sibling)));
+        if (Tamper.maxDepth(root, 0) != 512) {
+            throw new IllegalStateException("the root-level-255 proof is not 512 deep");
+        }
+        Hash rootHash = Hashing.node(255, Hashing.inner(sep.unsafeArray(), belowRoot, sibling));
+        add(out, VERIFIER, "root-level-255", false, "exceeds limit 255", "a tree of 256 levels (255..0), one more than "
+                + "a stored node's level allows: every index node with the path child and an opaque sibling, a leaf "
+                + "of two entries; the claimed one is nested 512 deep, within the depth limit",
+                Tamper.encodeLower(255, root, null, -1), two.get(0).key(), two.get(0).value(), rootHash);
+    }
+
+    /** {@code n} entries a1, a2, ...: keys below "m\x01", so that they route left at every index level of a chain. */
+    private static List<Entry> entries(int n) {
+        List<Entry> out = new java.util.ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+            out.add(Entry.of(Bytes.utf8(String.format("a%02d", i)), Bytes.utf8("v" + i), 1, Hash.ZERO));
         }
         return out;
     }
@@ -137,25 +191,36 @@ final class LimitVectors {
                 throw new IllegalStateException(name + ": crafted proof does not evaluate", e);
             }
         }
-        Block block = new Block(0, Fixtures.GENESIS_TS, root, List.of(), new TreeMap<>());
-        Hash tail = Hashing.digestTail(Hash.ZERO, block.bodyHash());
-        Digest d = new Digest(0, Hashing.digest(0, root, tail));
         byte[] lowerEnc = Tamper.encodeLower(lower, null);
         if (!Arrays.equals(lowerEnc, lower.encode())) {
             throw new IllegalStateException(name + ": the FORMAT.md lower-proof encoder differs from the reference");
         }
+        add(out, VERIFIER, name, valid, reason, description, lowerEnc, key, value, root);
+    }
+
+    /**
+     * Adds one vector for {@code verifier} (verifyCurrentValue, or verifyNonExistence with no value): a block-0 digest
+     * over {@code root}, the claim, and the keys proof (form 00) around the lower proof {@code lowerEnc}.
+     */
+    private static void add(ArrayNode out, String verifier, String name, boolean valid, String reason,
+            String description, byte[] lowerEnc, Bytes key, Bytes value, Hash root) {
+        Block block = new Block(0, Fixtures.GENESIS_TS, root, List.of(), new TreeMap<>());
+        Hash tail = Hashing.digestTail(Hash.ZERO, block.bodyHash());
+        Digest d = new Digest(0, Hashing.digest(0, root, tail));
         byte[] proof = new ByteWriter().u8(1).varint(0).u8(0).hash(tail).raw(lowerEnc).toByteArray();
         ObjectNode o = out.addObject();
         o.put("name", name);
         o.put("description", description);
-        o.put("verifier", VERIFIER);
+        o.put("verifier", verifier);
         o.put("valid", valid);
         ObjectNode in = o.putObject("input");
         in.set("digest", Json.digest(d));
         Json.putBytes(in, "key", key);
-        Json.putBytes(in, "value", value);
+        if (value != null) {
+            Json.putBytes(in, "value", value);
+        }
         in.put("proof", Json.hex(proof));
-        VerificationException e = VectorVerifier.rejection(VERIFIER, in);
+        VerificationException e = VectorVerifier.rejection(verifier, in);
         if (valid && e != null) {
             throw new IllegalStateException(name + " does not verify", e);
         }
@@ -171,21 +236,21 @@ final class LimitVectors {
     }
 
     /**
-     * A proof for claimed key k in a 256-level tree: root level 255; at each index level L the node holds the path
-     * child and an opaque sibling, separated by "m" || byte L (so every claim below "m\x01" goes left); the leaf holds
-     * {@code entries} and its routing tree follows FORMAT.md §4.3.
+     * A proof for claimed key k in a tree of root level {@code rootLevel}: at each index level L the node holds the
+     * path child and an opaque sibling, separated by "m" || byte L (so every claim below "m\x01" goes left); the leaf
+     * holds {@code entries} and its routing tree follows FORMAT.md §4.3.
      */
-    private static LowerProof chain(List<Entry> entries, Bytes k) {
+    private static LowerProof chain(List<Entry> entries, Bytes k, int rootLevel) {
         LeafNode leaf = LeafNode.of(entries);
         Part part = new Boundary(leafPart(leaf, 0, leaf.size(), k));
         Random rnd = new Random(0xDE9);
-        for (int level = 1; level <= 255; level++) {
+        for (int level = 1; level <= rootLevel; level++) {
             byte[] sib = new byte[32];
             rnd.nextBytes(sib);
             Bytes sep = Bytes.wrap(new byte[] {'m', (byte) level});
             part = new Boundary(new Inner(sep, part, new Pruned(Hash.of(sib))));
         }
-        return new LowerProof(255, part);
+        return new LowerProof(rootLevel, part);
     }
 
     /** The proof part over items [lo, hi) of a leaf for one claimed key. */

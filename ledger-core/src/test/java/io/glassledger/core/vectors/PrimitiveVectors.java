@@ -6,7 +6,6 @@ import io.glassledger.core.codec.ByteWriter;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
 import io.glassledger.core.hash.Hashing;
-import io.glassledger.core.ledger.Block;
 import io.glassledger.core.ledger.Ledger;
 import io.glassledger.core.postree.Entry;
 import io.glassledger.core.postree.IndexNode;
@@ -23,7 +22,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeSet;
 
-/** entry-hash.json, primitives.json, tree-build.json and ledger.json: everything below the proofs. */
+/** entry-hash.json, primitives.json and tree-build.json: everything below the proofs and blocks. */
 final class PrimitiveVectors {
     private final Fixtures f;
 
@@ -150,41 +149,12 @@ final class PrimitiveVectors {
         treeParams(params, "MINIMA", new TreeParams(2, 2, 2, 2));
         treeParams(params, "MAXIMA", new TreeParams(TreeParams.MAX_LEAF_BYTES, TreeParams.MAX_LEAF_BYTES,
                 TreeParams.MAX_FANOUT, TreeParams.MAX_FANOUT));
-        ArrayNode badParams = root.putArray("treeParamsInvalid");
-        badParams(badParams, "leaf-max-bytes-over-1-MiB", "leafMaxBytes 2^20 + 1", 64, (1 << 20) + 1, 2, 8);
-        badParams(badParams, "index-max-fanout-over-1024", "indexMaxFanout 1025", 64, 512, 2, 1025);
-        badParams(badParams, "leaf-target-not-power-of-two", "leafTargetBytes 48", 48, 512, 2, 8);
-        badParams(badParams, "leaf-target-below-2", "leafTargetBytes 1", 1, 512, 2, 8);
-        badParams(badParams, "index-target-not-power-of-two", "indexTargetFanout 6", 64, 512, 6, 8);
-        badParams(badParams, "leaf-max-below-target", "leafMaxBytes 32 < leafTargetBytes 64", 64, 32, 2, 8);
-        badParams(badParams, "index-max-below-target", "indexMaxFanout 4 < indexTargetFanout 8", 64, 512, 8, 4);
-        badParams(badParams, "index-max-over-decoding-limit", "indexMaxFanout 2^20 + 1: over the varint limit",
-                64, 512, 2, (1 << 20) + 1);
-        badParamsHex(badParams, "trailing-byte", "DEFAULT followed by 00",
-                Json.hex(TreeParams.DEFAULT.encode()) + "00");
-        badParamsHex(badParams, "truncated", "DEFAULT without its last byte",
-                Json.hex(TreeParams.DEFAULT.encode()).substring(0, Json.hex(TreeParams.DEFAULT.encode()).length() - 2));
+        root.set("treeParamsInvalid", InvalidEncodings.treeParams());
         root.set("countSplits", countSplits());
         root.set("indexSplits", indexSplits());
         root.set("lowerProofLimits", LimitVectors.lowerProofLimits());
         root.set("hashes", hashExamples());
         return Json.write(root);
-    }
-
-    private static void badParams(ArrayNode a, String name, String why, long lt, long lm, long it, long im) {
-        badParamsHex(a, name, why, Json.hex(new ByteWriter().varint(lt).varint(lm).varint(it).varint(im).toByteArray()));
-    }
-
-    private static void badParamsHex(ArrayNode a, String name, String why, String hex) {
-        try {
-            TreeParams.decode(Json.unhex(hex));
-            throw new IllegalStateException("tree params " + name + " decode");
-        } catch (io.glassledger.core.codec.MalformedException expected) {
-            ObjectNode o = a.addObject();
-            o.put("name", name);
-            o.put("encoding", hex);
-            o.put("why", why);
-        }
     }
 
     /** Leaf routing trees: split points by item count, for 2..9 items. */
@@ -366,7 +336,7 @@ final class PrimitiveVectors {
         tree(v, "weighted-index-splits", new TreeParams(64, 256, 4, 16), mixedSizeEntries(rnd, 90), true, null);
         tree(v, "ledger-A-head", Fixtures.SMALL, entriesAt(f.a, 12), false, "A");
         tree(v, "ledger-C-head", TreeParams.DEFAULT, entriesAt(f.dflt, 2), false, "C");
-        root.set("invalidNodes", invalidNodes(v));
+        root.set("invalidNodes", InvalidEncodings.nodes(v));
         return Json.write(root);
     }
 
@@ -500,90 +470,6 @@ final class PrimitiveVectors {
         return out;
     }
 
-    /** Storage encodings that a node decoder must reject (FORMAT.md §4.4). */
-    private static ArrayNode invalidNodes(ArrayNode trees) {
-        ArrayNode out = Json.array();
-        byte[] index = null;
-        for (com.fasterxml.jackson.databind.JsonNode t : trees) {
-            if (t.get("name").asText().equals("tiny")) {
-                for (com.fasterxml.jackson.databind.JsonNode n : t.get("nodes")) {
-                    byte[] enc = Json.unhex(n.get("encoding").asText());
-                    if (n.get("level").asInt() == 1 && enc[1] >= 2) {
-                        index = enc;
-                    }
-                }
-            }
-        }
-        if (index == null || index[1] < 2) {
-            throw new IllegalStateException("the tiny tree has no index node of two or more children");
-        }
-        IndexNode in = (IndexNode) Node.decode(index);
-        Hash h0 = in.child(0);
-        Hash h1 = in.child(1);
-        badNode(out, "empty-node", "count 0", new ByteWriter().u8(0).varint(0).toByteArray());
-        badNode(out, "empty-index-node", "count 0", new ByteWriter().u8(1).varint(0).toByteArray());
-        badNode(out, "index-child-count-zero", "the second child's entry count is 0",
-                new ByteWriter().u8(1).varint(2).varint(3).hash(h0).lengthPrefixed(Bytes.utf8("m")).varint(0).hash(h1)
-                        .toByteArray());
-        badNode(out, "index-first-child-count-zero", "the first child's entry count is 0",
-                new ByteWriter().u8(1).varint(2).varint(0).hash(h0).lengthPrefixed(Bytes.utf8("m")).varint(3).hash(h1)
-                        .toByteArray());
-        badNode(out, "index-child-count-non-minimal", "a child entry count varint 83 00",
-                new ByteWriter().u8(1).varint(2).raw(new byte[] {(byte) 0x83, 0}).hash(h0)
-                        .lengthPrefixed(Bytes.utf8("m")).varint(3).hash(h1).toByteArray());
-        badNode(out, "index-without-counts", "a real index node (tiny, level 1) encoded without its child counts",
-                withoutCounts(in));
-        badNode(out, "index-empty-separator", "the second child's separator is empty",
-                new ByteWriter().u8(1).varint(2).varint(3).hash(h0).lengthPrefixed(Bytes.EMPTY).varint(3).hash(h1)
-                        .toByteArray());
-        badNode(out, "index-separators-not-increasing", "the third separator equals the second",
-                new ByteWriter().u8(1).varint(3).varint(3).hash(h0).lengthPrefixed(Bytes.utf8("m")).varint(3).hash(h1)
-                        .lengthPrefixed(Bytes.utf8("m")).varint(3).hash(h0).toByteArray());
-        badNode(out, "index-separator-over-1024-bytes", "a 1025-byte separator",
-                new ByteWriter().u8(1).varint(2).varint(3).hash(h0).lengthPrefixed(Bytes.wrap(new byte[1025]))
-                        .varint(3).hash(h1).toByteArray());
-        badNode(out, "index-trailing-byte", "a real index node followed by 00",
-                java.util.Arrays.copyOf(index, index.length + 1));
-        badNode(out, "index-truncated", "a real index node without its last byte",
-                java.util.Arrays.copyOf(index, index.length - 1));
-        Entry a = Entry.of(Bytes.utf8("b"), Bytes.utf8("1"), 1, Hash.ZERO);
-        Entry b = Entry.of(Bytes.utf8("a"), Bytes.utf8("2"), 1, Hash.ZERO);
-        ByteWriter w = new ByteWriter().u8(0).varint(2);
-        a.write(w);
-        b.write(w);
-        badNode(out, "leaf-keys-not-increasing", "entries b, a", w.toByteArray());
-        w = new ByteWriter().u8(0).varint(2);
-        a.write(w);
-        a.write(w);
-        badNode(out, "leaf-duplicate-key", "entry b twice", w.toByteArray());
-        badNode(out, "node-count-over-2^20", "count 2^20 + 1",
-                new ByteWriter().u8(0).varint((1 << 20) + 1).toByteArray());
-        return out;
-    }
-
-    private static byte[] withoutCounts(IndexNode n) {
-        ByteWriter w = new ByteWriter().u8(n.level()).varint(n.size());
-        for (int i = 0; i < n.size(); i++) {
-            if (i > 0) {
-                w.lengthPrefixed(n.separator(i));
-            }
-            w.hash(n.child(i));
-        }
-        return w.toByteArray();
-    }
-
-    private static void badNode(ArrayNode a, String name, String why, byte[] enc) {
-        try {
-            Node.decode(enc);
-            throw new IllegalStateException("invalid node " + name + " decodes");
-        } catch (io.glassledger.core.codec.MalformedException expected) {
-            ObjectNode o = a.addObject();
-            o.put("name", name);
-            o.put("encoding", Json.hex(enc));
-            o.put("why", why);
-        }
-    }
-
     /**
      * Small entries (about 40 bytes) mixed with large ones (over 256 bytes, so under leafMaxBytes 256 each closes
      * its leaf): leaves of very different entry counts, so index nodes split by weight, not by child count.
@@ -630,124 +516,6 @@ final class PrimitiveVectors {
             out.add(Entry.of(k, value, rnd.nextInt(1000), kind < 3 ? Hash.ZERO : randomHash(rnd)));
         }
         return out;
-    }
-
-    // ---------------------------------------------------------------- blocks
-
-    String ledger() {
-        ObjectNode root = header("ledger", "block records, body and block hashes, upper-tree roots and digests of every "
-                + "block of the vector ledgers");
-        ArrayNode v = root.putArray("vectors");
-        ledger(v, "A", f.a);
-        ledger(v, "A-fork", f.fork);
-        ledger(v, "B", f.other);
-        ledger(v, "C", f.dflt);
-        ledger(v, "D", f.still);
-        ledger(v, "E", f.big);
-        root.set("invalidRecords", invalidRecords(f.a));
-        return Json.write(root);
-    }
-
-    /**
-     * Every block's lower root of a fixture ledger (built incrementally) equals the bulk build of its entries, and
-     * every node hashes like its storage encoding: vectors are never cut from a tree that breaks the format.
-     */
-    static void checkCanonical(String name, Ledger l) {
-        for (long b = 0; b <= l.digest().blockNo(); b++) {
-            Hash root = l.block(b).lowerRoot();
-            Map<Hash, Node> nodes = new HashMap<>();
-            PosTree.Result r = new PosTree(nodes::get, l.params()).build(entriesAt(l, b));
-            if (!r.root().equals(root)) {
-                throw new IllegalStateException("ledger " + name + " block " + b + ": incremental root differs from "
-                        + "the bulk build");
-            }
-            for (List<Node> level : levels(l.nodes(), root)) {
-                for (Node n : level) {
-                    if (!Node.decode(n.encode()).hash().equals(n.hash())) {
-                        throw new IllegalStateException("ledger " + name + " block " + b + ": a level " + n.level()
-                                + " node does not hash like its encoding");
-                    }
-                }
-            }
-        }
-    }
-
-    /** Block records that a decoder must reject (FORMAT.md §6.1), built from ledger A's genesis. */
-    private static ArrayNode invalidRecords(Ledger l) {
-        Block g = l.block(0);
-        ArrayNode out = Json.array();
-        List<String[]> meta = new ArrayList<>();
-        g.meta().forEach((k, v) -> meta.add(new String[] {k, v.hex()}));
-        badRecord(out, "meta-key-with-space", "a meta key with byte 20 (space)", g, withKey(meta, 0, "for mat"));
-        badRecord(out, "meta-key-with-del", "a meta key with byte 7f", g, withKey(meta, 0, "format\u007f"));
-        badRecord(out, "meta-key-with-control", "a meta key with byte 0a", g, withKey(meta, 0, "format\n"));
-        badRecord(out, "meta-key-non-ascii", "a meta key with bytes c3 a9 (UTF-8 e-acute)", g,
-                withKey(meta, 2, "tr\u00e9e"));
-        List<String[]> swapped = new ArrayList<>(meta);
-        java.util.Collections.swap(swapped, 0, 1);
-        badRecord(out, "meta-keys-not-increasing", "meta keys hash, format, tree", g, swapped);
-        List<String[]> dup = new ArrayList<>(meta);
-        dup.add(1, meta.get(0));
-        badRecord(out, "meta-key-duplicate", "meta key format twice", g, dup);
-        return out;
-    }
-
-    private static List<String[]> withKey(List<String[]> meta, int i, String key) {
-        List<String[]> m = new ArrayList<>(meta);
-        m.set(i, new String[] {key, meta.get(i)[1]});
-        return m;
-    }
-
-    private static void badRecord(ArrayNode a, String name, String why, Block g, List<String[]> meta) {
-        ByteWriter w = new ByteWriter().hash(g.lowerRoot()).u8(1).u64(g.timestamp()).varint(0).varint(meta.size());
-        for (String[] kv : meta) {
-            w.lengthPrefixed(Bytes.wrap(kv[0].getBytes(StandardCharsets.UTF_8))).lengthPrefixed(Bytes.fromHex(kv[1]));
-        }
-        byte[] record = w.toByteArray();
-        try {
-            Block.decode(0, record);
-            throw new IllegalStateException("invalid record " + name + " decodes");
-        } catch (io.glassledger.core.codec.MalformedException | IllegalArgumentException expected) {
-            // Block.decode reports a non-printable key as an IllegalArgumentException, not a MalformedException.
-            ObjectNode o = a.addObject();
-            o.put("name", name);
-            o.put("record", Json.hex(record));
-            o.put("why", why);
-        }
-    }
-
-    private static void ledger(ArrayNode a, String name, Ledger l) {
-        checkCanonical(name, l);
-        ObjectNode o = a.addObject();
-        o.put("name", name);
-        o.set("params", treeParams(l.params()));
-        ArrayNode blocks = o.putArray("blocks");
-        List<Hash> hashes = new ArrayList<>();
-        for (long b = 0; b <= l.digest().blockNo(); b++) {
-            Block blk = l.block(b);
-            ObjectNode bo = blocks.addObject();
-            bo.put("number", b);
-            bo.put("timestamp", blk.timestamp());
-            ArrayNode tx = bo.putArray("txIds");
-            blk.txIds().forEach(t -> tx.add(t.hex()));
-            ArrayNode meta = bo.putArray("meta");
-            blk.meta().forEach((k, val) -> {
-                ObjectNode m = meta.addObject();
-                m.put("key", k);
-                m.put("value", val.hex());
-            });
-            bo.put("lowerRoot", blk.lowerRoot().hex());
-            bo.put("record", Json.hex(blk.encode()));
-            bo.put("bodyHash", blk.bodyHash().hex());
-            bo.put("blockHash", blk.hash().hex());
-            Hash upper = hashes.isEmpty() ? Hash.ZERO : HistoryAppendVectors.mth(hashes);
-            bo.put("upperRoot", upper.hex());
-            bo.put("digest", l.digest(b).root().hex());
-            if (!l.digest(b).root().equals(Hashing.digest(b, blk.lowerRoot(), upper, blk.bodyHash()))) {
-                throw new IllegalStateException("digest of block " + b + " does not match the reference upper tree");
-            }
-            hashes.add(blk.hash());
-        }
     }
 
     // ---------------------------------------------------------------- helpers

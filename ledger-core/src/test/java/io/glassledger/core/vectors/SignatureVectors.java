@@ -7,6 +7,7 @@ import static io.glassledger.core.vectors.NaiveEd25519.P;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.glassledger.core.codec.ByteWriter;
+import io.glassledger.core.crypto.Ed25519;
 import io.glassledger.core.crypto.SigningKey;
 import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.ledger.Ledger;
@@ -85,6 +86,14 @@ final class SignatureVectors {
             o = Json.object();
             o.put("serverKey", SigningKey.fromSeed(OTHER_SEED).publicKey().hex());
             c.invalid("other-key", "another valid key, same signature", o);
+            byte[] sig = h.signature().toByteArray();
+            o = Json.object();
+            o.put("signature", Json.hex(Tamper.truncated(sig)));
+            c.invalid("signature-truncated", "the signature without its last byte: 63 bytes", o);
+            o = Json.object();
+            o.put("signature", Json.hex(Tamper.trailingGarbage(sig)));
+            c.invalid("signature-trailing-byte", "the signature followed by 00: 65 bytes, the first 64 of them valid",
+                    o);
             edgeCases(c, s, SERVER_SEED);
             if (b == 12) {
                 mixedOrderCase(file, s, SERVER_SEED, "ledger-A-block-12-r-mixed-order");
@@ -124,15 +133,23 @@ final class SignatureVectors {
         VectorFile.Case c = file.add("two-shards-read-put-delete", "-", "shard 1 of participants [1, 4]: one read "
                 + "(version 7), a put and a delete", in);
         byte[] rec = st.record();
-        byte[] changed = rec.clone();
-        changed[rec.length - 65] ^= 1;
+        // The encoding ends ... 03 "100" 08 "acct/003" 01: the put's value, the delete's key and its op byte.
+        int valueEnd = rec.length - Ed25519.SIGNATURE_BYTES - 1 - 8 - 1 - 1;
+        if (rec[valueEnd] != '0' || rec[valueEnd - 3] != 3) {
+            throw new IllegalStateException("the put's value is not where message-changed expects it");
+        }
         ObjectNode o = Json.object();
-        o.put("record", Json.hex(changed));
-        c.invalid("message-changed", "the last byte of the encoding (the delete's key) with bit 0 flipped: still a "
-                + "valid encoding, same signature", o);
+        o.put("record", Json.hex(Tamper.flip(rec, valueEnd, 0)));
+        c.invalidBecause("message-changed", "bit 0 of the put's last value byte flipped (100 becomes 101): still a "
+                + "valid encoding, same signature", o, "is not signed by client key");
         o = Json.object();
         o.put("record", Json.hex(Arrays.copyOf(rec, rec.length - 1)));
         c.invalid("signature-truncated", "the record without its last byte", o);
+        o = Json.object();
+        o.put("record", Json.hex(Tamper.trailingGarbage(rec)));
+        c.invalid("trailing-garbage", "the record followed by 00, after the signature: no signature covers it, so "
+                + "anyone could append it", o);
+        TransactionVectors.decodingMutations(c, key, txId);
         edgeCases(c, s, CLIENT_SEED);
         mixedOrderCase(file, s, CLIENT_SEED, "two-shards-read-put-delete-r-mixed-order");
         return file;

@@ -201,12 +201,20 @@ final class Tamper {
      * {@code marker} (followed by its 32-byte value hash, or nothing for a tombstone, as before); -1 keeps it.
      */
     static byte[] encodeLower(LowerProof p, InnerPayload hook, int marker) {
+        return encodeLower(p.rootLevel(), p.root(), hook, marker);
+    }
+
+    /**
+     * The encoding of a proof with root level {@code rootLevel} and root part {@code root} (null: the empty tree),
+     * which need not make a {@link LowerProof}: a root level over the limit too.
+     */
+    static byte[] encodeLower(int rootLevel, Part root, InnerPayload hook, int marker) {
         ByteWriter w = new ByteWriter();
-        w.varint(p.rootLevel() + 1L);
-        if (p.root() == null) {
+        w.varint(rootLevel + 1L);
+        if (root == null) {
             return w.toByteArray();
         }
-        Walk walk = walk(p, hook, marker);
+        Walk walk = walk(rootLevel, root, hook, marker);
         w.varint(walk.symbols.size());
         w.raw(packSymbols(walk.symbols));
         w.raw(walk.payload.toByteArray());
@@ -241,12 +249,16 @@ final class Tamper {
     }
 
     private static Walk walk(LowerProof p, InnerPayload hook, int marker) {
-        if (!(p.root() instanceof Boundary b)) {
+        return walk(p.rootLevel(), p.root(), hook, marker);
+    }
+
+    private static Walk walk(int rootLevel, Part root, InnerPayload hook, int marker) {
+        if (!(root instanceof Boundary b)) {
             throw new IllegalArgumentException("the root part must be a node boundary");
         }
         Walk w = new Walk(hook);
         w.marker = marker;
-        w.content(b.content(), p.rootLevel(), null, null);
+        w.content(b.content(), rootLevel, null, null);
         return w;
     }
 
@@ -416,6 +428,30 @@ final class Tamper {
     /** A keys proof with another anchor. */
     static KeysProof withAnchor(KeysProof p, KeysProof.Anchor anchor) {
         return new KeysProof(p.blockNo(), anchor, p.lower());
+    }
+
+    /**
+     * The root FORMAT.md §7.1 computes from an inclusion path, without its two length checks: a path with hashes
+     * to spare hashes them in (sibling on the left), and one that stops early gives the root of a subtree.
+     */
+    static Hash inclusionRootWithoutLengthChecks(long index, long size, Hash leaf, List<Hash> path) {
+        long fn = index;
+        long sn = size - 1;
+        Hash r = leaf;
+        for (Hash c : path) {
+            if ((fn & 1) == 1 || fn == sn) {
+                r = io.glassledger.core.hash.Hashing.upperInner(c, r);
+                while ((fn & 1) == 0 && fn != 0) {
+                    fn >>= 1;
+                    sn >>= 1;
+                }
+            } else {
+                r = io.glassledger.core.hash.Hashing.upperInner(r, c);
+            }
+            fn >>= 1;
+            sn >>= 1;
+        }
+        return r;
     }
 
     /** Offset of the lower proof inside a keys-proof encoding. */

@@ -57,7 +57,7 @@ public final class VectorGenerator {
         out.put("entry-hash.json", prim.entryHash());
         out.put("primitives.json", prim.primitives());
         out.put("tree-build.json", prim.treeBuild());
-        out.put("ledger.json", prim.ledger());
+        out.put("ledger.json", new LedgerVectors(f).ledger());
         KeysVectors keys = new KeysVectors(f);
         for (VectorFile v : new VectorFile[] {keys.currentValue(), keys.nonExistence(), keys.inclusion(), keys.batch()}) {
             out.put(v.fileName + ".json", v.json());

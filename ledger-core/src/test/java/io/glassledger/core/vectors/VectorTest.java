@@ -15,6 +15,7 @@ import io.glassledger.core.hash.Bytes;
 import io.glassledger.core.hash.Hash;
 import io.glassledger.core.hash.Hashing;
 import io.glassledger.core.ledger.Block;
+import io.glassledger.core.ledger.Ledger;
 import io.glassledger.core.postree.Entry;
 import io.glassledger.core.postree.Node;
 import io.glassledger.core.postree.NodeSource;
@@ -233,9 +234,9 @@ class VectorTest {
                 assertEquals(b.get("upperRoot").asText(), upper.hex(), name + " block " + n);
                 assertEquals(b.get("digest").asText(), Hashing.digest(n, block.lowerRoot(), upper, block.bodyHash()).hex());
                 if (n == 0) {
-                    assertEquals("glassledger/2", block.meta().get("format").utf8String());
+                    assertEquals(Ledger.FORMAT, block.meta().get("format").utf8String());
                     assertEquals("SHA-256", block.meta().get("hash").utf8String());
-                    assertEquals(params(l.get("params")), TreeParams.decode(block.meta().get("tree").toByteArray()));
+                    assertEquals(params(l.get("params")), Ledger.genesisParams(block));
                 }
                 blockHashes.add(block.hash());
             }
@@ -337,10 +338,18 @@ class VectorTest {
         JsonNode invalid = load("ledger.json").get("invalidRecords");
         assertTrue(invalid.size() > 0);
         for (JsonNode v : invalid) {
-            Exception e = assertThrows(Exception.class, () -> Block.decode(0, Json.unhex(v.get("record").asText())),
+            assertThrows(MalformedException.class, () -> Block.decode(0, Json.unhex(v.get("record").asText())),
                     v.get("name").asText());
-            // A non-printable meta key surfaces as IllegalArgumentException (from the Block constructor).
-            assertTrue(e instanceof MalformedException || e instanceof IllegalArgumentException, v.get("name") + ": " + e);
+        }
+    }
+
+    @Test
+    void invalidGenesisRecords_decode_butAreRefused() throws IOException {
+        JsonNode invalid = load("ledger.json").get("invalidGenesis");
+        assertTrue(invalid.size() > 0);
+        for (JsonNode v : invalid) {
+            Block g = Block.decode(0, Json.unhex(v.get("record").asText()));
+            assertThrows(MalformedException.class, () -> Ledger.genesisParams(g), v.get("name").asText());
         }
     }
 

@@ -53,6 +53,12 @@ class ClientController {
         } catch (Wire.BadWireException e) {
             throw ApiException.malformed(e.getMessage());
         }
+        // FORMAT.md §14.2's key rules, before any log (the directory's, the shard's) carries the key: every member
+        // would refuse it when applying it anyway (§15.6).
+        if (!Ed25519.isValidPublicKey(pk)) {
+            throw ApiException.malformed("publicKey: not a canonical Ed25519 point of the prime-order subgroup "
+                    + "(FORMAT.md §14.2 rules 1-2)");
+        }
         Dto.ClientDto dto = new Dto.ClientDto(p.clientId(), p.role().wire(), pk.hex());
         if (directory.enabled()) {
             // The cluster directory's log: every member of every shard learns the key.

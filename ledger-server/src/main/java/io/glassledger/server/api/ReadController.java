@@ -58,7 +58,7 @@ class ReadController {
                         + (v.value() == null ? 0 : ResponseBudget.base64(v.value().length()));
             }
             lease.charge(bytes, "ask for a smaller limit");
-            return new Dto.HistoryResponse(Wire.b64(key), h.versions().stream()
+            return new Dto.HistoryResponse(Wire.b64(key), limit, h.versions().stream()
                     .map(v -> new Dto.VersionDto(v.blockNo(), Wire.b64(v.value()))).toList(), Wire.digest(d),
                     Wire.b64(proof), Wire.signedHead(shard.signedHead(d)));
         }).subscribeOn(shard.reads());
