@@ -483,6 +483,9 @@ class TxnEngineTest {
                 PromiseVerifier.verify(trusted, ps.get(i), txs.get(i).tx(), bp,
                         e.proveAppendOnly(0, bp.digest().blockNo()));
             }
+            // The batcher counts a traversal once its answers are handed out: wait for the count, then check it.
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                    .until(() -> e.stats().proofBatches() - before >= 1);
             assertEquals(1, e.stats().proofBatches() - before, "20 requests waiting on one block, one traversal");
             assertEquals(Reason.INVALID, failure(e.proveWrites(block + 1000, List.of(b("x")), Duration.ZERO))
                     .reason());
