@@ -3,7 +3,7 @@ package io.glassledger.auditor;
 import io.glassledger.api.Dto;
 import io.glassledger.api.SignedGossip;
 import io.glassledger.api.Wire;
-import io.glassledger.core.proof.SignedHead;
+import io.glassledger.verify.proof.SignedHead;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

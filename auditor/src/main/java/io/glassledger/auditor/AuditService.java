@@ -1,7 +1,7 @@
 package io.glassledger.auditor;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.hash.Bytes;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

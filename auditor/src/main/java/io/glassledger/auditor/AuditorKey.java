@@ -1,7 +1,7 @@
 package io.glassledger.auditor;
 
 import io.glassledger.api.PrivateFiles;
-import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.verify.crypto.SigningKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -1,21 +1,22 @@
 package io.glassledger.auditor;
 
+import io.glassledger.verify.block.BlockSpec;
+import io.glassledger.verify.format.Format;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
 import io.glassledger.core.audit.BlockAudit;
 import io.glassledger.core.audit.RecentTxIds;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.ledger.Block;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.block.Block;
 import io.glassledger.core.ledger.Ledger;
 import io.glassledger.core.postree.TreeParams;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.SignedHead;
-import io.glassledger.core.proof.VerificationException;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.SignedHead;
+import io.glassledger.verify.proof.VerificationException;
 import io.glassledger.core.store.RocksDbNodeStore;
-import io.glassledger.core.txn.BlockSequencer;
-import io.glassledger.core.txn.SignedTransaction;
+import io.glassledger.verify.txn.SignedTransaction;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -225,7 +226,7 @@ final class ShardAuditor implements AutoCloseable {
         Dto.BlockDto g = http.get("/v1/blocks/0", Dto.BlockDto.class);
         Block theirs = Block.decode(0, Wire.requiredBytes("record", g.record()).toByteArray());
         Bytes tree = theirs.meta().get("tree");
-        if (tree == null || !Bytes.utf8(Ledger.FORMAT).equals(theirs.meta().get("format"))) {
+        if (tree == null || !Bytes.utf8(Format.ID).equals(theirs.meta().get("format"))) {
             throw new IllegalStateException("shard " + shard + " has a genesis block of an unknown format: "
                     + theirs.meta().keySet());
         }
@@ -263,7 +264,7 @@ final class ShardAuditor implements AutoCloseable {
                 for (String rec : dto.transactions()) {
                     txs.add(SignedTransaction.decode(Wire.requiredBytes("transactions", rec)));
                 }
-                Bytes served = BlockSequencer.spec(theirs.timestamp(), txs).transactions();
+                Bytes served = BlockSpec.of(theirs.timestamp(), txs).transactions();
                 if (!served.equals(ledger.blockTransactions(n))) {
                     why = "block " + n + " now carries other signed transactions than when this auditor verified it";
                 }

@@ -12,13 +12,13 @@ import io.glassledger.api.SelfSignedCertificate;
 import io.glassledger.client.ClientConfig;
 import io.glassledger.client.CommitPromise;
 import io.glassledger.client.GlassLedgerClient;
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.txn.SignedTransaction;
-import io.glassledger.core.txn.TxnDraft;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.TxnDraft;
 import io.glassledger.core.txn.TxnEngine;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.ledger.Block;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.block.Block;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -445,7 +445,7 @@ class AuditorIT {
             io.glassledger.core.ledger.Ledger ledger = io.glassledger.core.ledger.Ledger.open(store);
             SignedTransaction stx = pick.apply(ledger);
             long ts = Math.max(System.currentTimeMillis(), ledger.head().block().timestamp());
-            ledger.append(List.of(io.glassledger.core.txn.BlockSequencer.spec(ts, List.of(stx))));
+            ledger.append(List.of(io.glassledger.verify.block.BlockSpec.of(ts, List.of(stx))));
         }
         try (var files = Files.list(engine.resolve("wal"))) {
             for (Path f : files.toList()) {
@@ -655,13 +655,13 @@ class AuditorIT {
     private static void injectUnsignedWrite(Path engine) throws IOException {
         try (var store = new io.glassledger.core.store.RocksDbNodeStore(engine.resolve("ledger"))) {
             io.glassledger.core.ledger.Ledger ledger = io.glassledger.core.ledger.Ledger.open(store);
-            byte[] rec = new io.glassledger.core.txn.TxnDraft(SigningKey.generate(), 2, System.currentTimeMillis())
-                    .put(io.glassledger.core.hash.Bytes.utf8("injected"), io.glassledger.core.hash.Bytes.utf8("1000000"))
+            byte[] rec = new io.glassledger.verify.txn.TxnDraft(SigningKey.generate(), 2, System.currentTimeMillis())
+                    .put(io.glassledger.verify.hash.Bytes.utf8("injected"), io.glassledger.verify.hash.Bytes.utf8("1000000"))
                     .sign().record();
             rec[rec.length - 1] ^= 1;
-            var stx = io.glassledger.core.txn.SignedTransaction.decode(rec);
+            var stx = io.glassledger.verify.txn.SignedTransaction.decode(rec);
             long ts = Math.max(System.currentTimeMillis(), ledger.head().block().timestamp());
-            ledger.append(List.of(io.glassledger.core.txn.BlockSequencer.spec(ts, List.of(stx))));
+            ledger.append(List.of(io.glassledger.verify.block.BlockSpec.of(ts, List.of(stx))));
         }
         try (var files = Files.list(engine.resolve("wal"))) {
             for (Path f : files.toList()) {

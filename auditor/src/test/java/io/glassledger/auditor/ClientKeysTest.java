@@ -3,8 +3,8 @@ package io.glassledger.auditor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

@@ -10,7 +10,7 @@ import com.sun.net.httpserver.HttpsServer;
 import io.glassledger.api.PinnedTrustManager;
 import io.glassledger.api.SelfSignedCertificate;
 import io.glassledger.api.SignedGossip;
-import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.verify.crypto.SigningKey;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

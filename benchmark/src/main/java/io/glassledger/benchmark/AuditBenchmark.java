@@ -1,16 +1,16 @@
 package io.glassledger.benchmark;
 
+import io.glassledger.verify.block.BlockSpec;
 import io.glassledger.core.audit.BlockAudit;
 import io.glassledger.core.audit.RecentTxIds;
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.ledger.Block;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.block.Block;
 import io.glassledger.core.ledger.Ledger;
 import io.glassledger.core.postree.TreeParams;
 import io.glassledger.core.store.RocksDbNodeStore;
-import io.glassledger.core.txn.BlockSequencer;
-import io.glassledger.core.txn.SignedTransaction;
-import io.glassledger.core.txn.TxnDraft;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.TxnDraft;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -162,7 +162,7 @@ public final class AuditBenchmark {
      */
     private static long[] audit(Ledger shard, Ledger auditor, List<SignedTransaction> txs, long ts,
                                 Set<Bytes> registered, RecentTxIds recent) {
-        Block theirs = shard.append(List.of(BlockSequencer.spec(ts, txs))).get(0);
+        Block theirs = shard.append(List.of(BlockSpec.of(ts, txs))).get(0);
         byte[] record = theirs.encode();
         List<byte[]> wire = txs.stream().map(SignedTransaction::record).toList();
         long t0 = System.nanoTime();

@@ -1,6 +1,6 @@
 package io.glassledger.benchmark;
 
-import io.glassledger.core.ledger.BlockSpec;
+import io.glassledger.verify.block.BlockSpec;
 import io.glassledger.core.ledger.Ledger;
 import io.glassledger.core.store.RocksDbNodeStore;
 import java.io.PrintStream;

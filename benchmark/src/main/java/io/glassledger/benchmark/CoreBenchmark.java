@@ -1,9 +1,9 @@
 package io.glassledger.benchmark;
 
-import io.glassledger.core.ledger.BlockSpec;
+import io.glassledger.verify.block.BlockSpec;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.VerificationException;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.VerificationException;
 import io.glassledger.core.store.RocksDbNodeStore;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -6,7 +6,7 @@ import io.glassledger.client.GlassLedgerClient;
 import io.glassledger.client.IntegrityViolation;
 import io.glassledger.client.PromiseOverdue;
 import io.glassledger.client.VerifierStats;
-import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.verify.crypto.SigningKey;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -394,7 +394,7 @@ public final class FailoverBenchmark {
         ObjectMapper json = new ObjectMapper();
         for (IntegrityViolation v : violations) {
             System.err.printf("[failover] %s: VIOLATION %s (shard %d, tx %s): %s%n", layout, v.kind(),
-                    v.evidence().shard(), v.evidence().txIds().stream().map(io.glassledger.core.hash.Bytes::hex)
+                    v.evidence().shard(), v.evidence().txIds().stream().map(io.glassledger.verify.hash.Bytes::hex)
                             .toList(), v.evidence().message());
             Files.writeString(dir.resolve("violations.jsonl"), json.writeValueAsString(v.evidence().toMap()) + "\n",
                     StandardOpenOption.CREATE, StandardOpenOption.APPEND);

@@ -1,14 +1,14 @@
 package io.glassledger.benchmark;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.ledger.BlockSpec;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.block.BlockSpec;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.postree.Entry;
-import io.glassledger.core.postree.Mutation;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.entry.Mutation;
 import io.glassledger.core.postree.TreeParams;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.ProofVerifier;
-import io.glassledger.core.proof.VerificationException;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.ProofVerifier;
+import io.glassledger.verify.proof.VerificationException;
 import io.glassledger.core.store.InMemoryNodeStore;
 import java.io.PrintStream;
 import java.util.ArrayList;

@@ -5,7 +5,7 @@ import io.glassledger.client.CommitPromise;
 import io.glassledger.client.GlassLedgerClient;
 import io.glassledger.client.GlassLedgerException;
 import io.glassledger.client.Txn;
-import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.verify.crypto.SigningKey;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;

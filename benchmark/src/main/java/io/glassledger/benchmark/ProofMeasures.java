@@ -1,13 +1,13 @@
 package io.glassledger.benchmark;
 
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.hash.Bytes;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.proof.AppendOnlyProof;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.proof.KeysProof;
-import io.glassledger.core.proof.ProofVerifier;
-import io.glassledger.core.proof.VerificationException;
+import io.glassledger.verify.proof.AppendOnlyProof;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.KeyClaim;
+import io.glassledger.verify.proof.KeysProof;
+import io.glassledger.verify.proof.ProofVerifier;
+import io.glassledger.verify.proof.VerificationException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,7 +4,7 @@ import io.glassledger.api.PinnedTrustManager;
 import io.glassledger.client.ClientConfig;
 import io.glassledger.client.CommitPromise;
 import io.glassledger.client.GlassLedgerClient;
-import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.verify.crypto.SigningKey;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;

@@ -1,7 +1,7 @@
 package io.glassledger.benchmark;
 
 import io.glassledger.client.ClientConfig;
-import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.verify.crypto.SigningKey;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

@@ -6,7 +6,7 @@ import io.glassledger.client.GlassLedgerClient;
 import io.glassledger.client.GlassLedgerException;
 import io.glassledger.client.Txn;
 import io.glassledger.client.VerifierStats;
-import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.verify.crypto.SigningKey;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;

@@ -2,7 +2,7 @@ package io.glassledger.benchmark;
 
 import io.glassledger.client.GlassLedgerClient;
 import io.glassledger.client.VerifierStats;
-import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.verify.crypto.SigningKey;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;

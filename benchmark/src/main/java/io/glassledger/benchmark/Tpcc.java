@@ -4,7 +4,7 @@ import io.glassledger.client.CommitPromise;
 import io.glassledger.client.GlassLedgerClient;
 import io.glassledger.client.GlassLedgerException;
 import io.glassledger.client.Txn;
-import io.glassledger.core.proof.Version;
+import io.glassledger.verify.proof.Version;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;

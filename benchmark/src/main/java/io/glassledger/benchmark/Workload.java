@@ -1,8 +1,8 @@
 package io.glassledger.benchmark;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.ledger.BlockSpec;
-import io.glassledger.core.postree.Mutation;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.block.BlockSpec;
+import io.glassledger.verify.entry.Mutation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

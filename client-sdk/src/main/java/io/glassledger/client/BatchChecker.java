@@ -2,16 +2,16 @@ package io.glassledger.client;
 
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.proof.AppendOnlyProof;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.proof.KeysProof;
-import io.glassledger.core.proof.ProofVerifier;
-import io.glassledger.core.proof.SignedHead;
-import io.glassledger.core.proof.VerificationException;
-import io.glassledger.core.txn.BlockProof;
-import io.glassledger.core.txn.PromiseVerifier;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.proof.AppendOnlyProof;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.KeyClaim;
+import io.glassledger.verify.proof.KeysProof;
+import io.glassledger.verify.proof.ProofVerifier;
+import io.glassledger.verify.proof.SignedHead;
+import io.glassledger.verify.proof.VerificationException;
+import io.glassledger.verify.txn.BlockProof;
+import io.glassledger.verify.txn.PromiseVerifier;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -126,8 +126,8 @@ final class BatchChecker {
                 throw new Wire.BadWireException("proofs.status", "neither READY nor PENDING");
             }
             d = Wire.digest("proofs.digest", dto.digest());
-            claims = Dtos.claims("proofs.claims", dto.claims());
-            proofBytes = Dtos.base64("proofs.proof", dto.proof());
+            claims = Wire.claims("proofs.claims", dto.claims());
+            proofBytes = Wire.base64("proofs.proof", dto.proof());
         } catch (Wire.BadWireException e) {
             GlassLedgerException g = GlassLedgerException.badResponse("proof of block " + item.block() + ": "
                     + e.getMessage(), e);

@@ -1,6 +1,6 @@
 package io.glassledger.client;
 
-import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.verify.crypto.SigningKey;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;

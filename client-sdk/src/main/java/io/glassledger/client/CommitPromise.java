@@ -1,12 +1,12 @@
 package io.glassledger.client;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.postree.Mutation;
-import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.txn.Promise;
-import io.glassledger.core.txn.PromiseVerifier;
-import io.glassledger.core.txn.SignedTransaction;
-import io.glassledger.core.txn.Transaction;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.entry.Mutation;
+import io.glassledger.verify.proof.KeyClaim;
+import io.glassledger.verify.txn.Promise;
+import io.glassledger.verify.txn.PromiseVerifier;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.Transaction;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

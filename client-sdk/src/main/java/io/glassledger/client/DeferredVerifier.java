@@ -2,7 +2,7 @@ package io.glassledger.client;
 
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
-import io.glassledger.core.proof.SignedHead;
+import io.glassledger.verify.proof.SignedHead;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;

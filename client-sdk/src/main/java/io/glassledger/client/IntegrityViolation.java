@@ -1,10 +1,10 @@
 package io.glassledger.client;
 
 import io.glassledger.api.Wire;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.proof.SignedHead;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.KeyClaim;
+import io.glassledger.verify.proof.SignedHead;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

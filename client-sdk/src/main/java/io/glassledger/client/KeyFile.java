@@ -1,7 +1,7 @@
 package io.glassledger.client;
 
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;

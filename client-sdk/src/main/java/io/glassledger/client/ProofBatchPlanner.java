@@ -1,9 +1,9 @@
 package io.glassledger.client;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.postree.Mutation;
-import io.glassledger.core.txn.PromiseVerifier;
-import io.glassledger.core.txn.Transaction;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.entry.Mutation;
+import io.glassledger.verify.txn.PromiseVerifier;
+import io.glassledger.verify.txn.Transaction;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;

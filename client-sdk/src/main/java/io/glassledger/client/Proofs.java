@@ -2,15 +2,15 @@ package io.glassledger.client;
 
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.proof.KeysProof;
-import io.glassledger.core.proof.ProofVerifier;
-import io.glassledger.core.proof.SignedHead;
-import io.glassledger.core.proof.VerificationException;
-import io.glassledger.core.proof.Version;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.KeyClaim;
+import io.glassledger.verify.proof.KeysProof;
+import io.glassledger.verify.proof.ProofVerifier;
+import io.glassledger.verify.proof.SignedHead;
+import io.glassledger.verify.proof.VerificationException;
+import io.glassledger.verify.proof.Version;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -51,8 +51,8 @@ final class Proofs {
                             throw new Wire.BadWireException("status", "neither READY nor PENDING");
                         }
                         d = Wire.digest("digest", dto.digest());
-                        claims = Dtos.claims("claims", dto.claims());
-                        proof = Dtos.base64("proof", dto.proof());
+                        claims = Wire.claims("claims", dto.claims());
+                        proof = Wire.base64("proof", dto.proof());
                     } catch (Wire.BadWireException e) {
                         throw GlassLedgerException.badResponse("/v1/proofs/keys: " + e.getMessage(), e);
                     }
@@ -166,8 +166,8 @@ final class Proofs {
                             throw new Wire.BadWireException("key", "another key, or no versions");
                         }
                         d = Wire.digest("digest", dto.digest());
-                        versions = Dtos.versions("versions", dto.versions());
-                        proof = Dtos.base64("proof", dto.proof());
+                        versions = Wire.versions("versions", dto.versions());
+                        proof = Wire.base64("proof", dto.proof());
                     } catch (Wire.BadWireException e) {
                         throw GlassLedgerException.badResponse("/v1/history: " + e.getMessage(), e);
                     }

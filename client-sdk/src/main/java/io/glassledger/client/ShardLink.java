@@ -1,17 +1,17 @@
 package io.glassledger.client;
 
+import io.glassledger.verify.format.Format;
 import io.glassledger.api.Dto;
 import io.glassledger.api.PinnedTrustManager;
 import io.glassledger.api.Wire;
-import io.glassledger.core.crypto.Ed25519;
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.proof.SignedHead;
-import io.glassledger.core.txn.Promise;
-import io.glassledger.core.txn.PromiseVerifier;
-import io.glassledger.core.txn.SignedTransaction;
-import io.glassledger.core.txn.Transaction;
+import io.glassledger.verify.crypto.Ed25519;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.proof.SignedHead;
+import io.glassledger.verify.txn.Promise;
+import io.glassledger.verify.txn.PromiseVerifier;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.Transaction;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -57,9 +57,9 @@ final class ShardLink {
             long before = System.currentTimeMillis();
             Dto.ServerInfo info = Violations.join(api.get("/v1/info", Dto.ServerInfo.class));
             long offset = info.serverTimeMillis() - (before + System.currentTimeMillis()) / 2;
-            if (info.format() != null && !Ledger.FORMAT.equals(info.format())) {
+            if (info.format() != null && !Format.ID.equals(info.format())) {
                 throw new GlassLedgerException("unsupported_format", 0, false, "the server's ledger format is "
-                        + info.format() + ", this client verifies " + Ledger.FORMAT);
+                        + info.format() + ", this client verifies " + Format.ID);
             }
             int shards = info.shards() == null ? 1 : info.shards();
             if (info.shard() != expectedShard || shards != config.shards().size()) {

@@ -2,13 +2,13 @@ package io.glassledger.client;
 
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.proof.AppendOnlyProof;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.ProofVerifier;
-import io.glassledger.core.proof.SignedHead;
-import io.glassledger.core.proof.VerificationException;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.proof.AppendOnlyProof;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.ProofVerifier;
+import io.glassledger.verify.proof.SignedHead;
+import io.glassledger.verify.proof.VerificationException;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -156,7 +156,7 @@ final class TrustKeeper {
     AppendOnlyProof decodeAppendOnly(String b64, long from, long to) {
         byte[] bytes;
         try {
-            bytes = Dtos.base64("appendOnly.proof", b64);
+            bytes = Wire.base64("appendOnly.proof", b64);
         } catch (Wire.BadWireException e) {
             throw GlassLedgerException.badResponse(e.getMessage(), e);
         }

@@ -1,10 +1,10 @@
 package io.glassledger.client;
 
-import io.glassledger.core.proof.AppendOnlyProof;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.ProofVerifier;
-import io.glassledger.core.proof.SignedHead;
-import io.glassledger.core.proof.VerificationException;
+import io.glassledger.verify.proof.AppendOnlyProof;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.ProofVerifier;
+import io.glassledger.verify.proof.SignedHead;
+import io.glassledger.verify.proof.VerificationException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

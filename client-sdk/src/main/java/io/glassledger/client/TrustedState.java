@@ -2,11 +2,11 @@ package io.glassledger.client;
 
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
-import io.glassledger.core.crypto.Ed25519;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.SignedHead;
-import io.glassledger.core.proof.VerificationException;
+import io.glassledger.verify.crypto.Ed25519;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.SignedHead;
+import io.glassledger.verify.proof.VerificationException;
 import java.io.IOException;
 import java.util.Objects;
 

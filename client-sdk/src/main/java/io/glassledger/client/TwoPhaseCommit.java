@@ -1,9 +1,9 @@
 package io.glassledger.client;
 
 import io.glassledger.api.Dto;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.txn.PromiseVerifier;
-import io.glassledger.core.txn.SignedTransaction;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.txn.PromiseVerifier;
+import io.glassledger.verify.txn.SignedTransaction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -2,9 +2,9 @@ package io.glassledger.client;
 
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.postree.Entry;
-import io.glassledger.core.txn.PromiseVerifier;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.txn.PromiseVerifier;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -2,12 +2,12 @@ package io.glassledger.client;
 
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.proof.ProofVerifier;
-import io.glassledger.core.proof.SignedHead;
-import io.glassledger.core.proof.VerificationException;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.KeyClaim;
+import io.glassledger.verify.proof.ProofVerifier;
+import io.glassledger.verify.proof.SignedHead;
+import io.glassledger.verify.proof.VerificationException;
 import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
@@ -141,7 +141,7 @@ public record ValueProof(int shard, Bytes key, Bytes value, long block, List<Key
     public byte[] toJson() {
         try {
             return Json.FILES.writeValueAsBytes(new File(FORMAT, shard, Wire.b64(key), Wire.b64(value), block,
-                    Dtos.claims(claims), Wire.digest(digest), Wire.b64(proof),
+                    Wire.claims(claims), Wire.digest(digest), Wire.b64(proof),
                     signedHead == null ? null : Wire.signedHead(signedHead), Wire.b64(appendOnly),
                     trusted == null ? null : new TrustedFile(Wire.digest(trusted.digest()),
                             Wire.b64(trusted.appendOnly()))));
@@ -166,7 +166,7 @@ public record ValueProof(int shard, Bytes key, Bytes value, long block, List<Key
             throw new IllegalArgumentException("negative block or shard");
         }
         return new ValueProof(f.shard(), Wire.requiredBytes("key", f.key()), Wire.bytes("value", f.value()),
-                f.block(), Dtos.claims("claims", f.claims()), Wire.digest("digest", f.digest()),
+                f.block(), Wire.claims("claims", f.claims()), Wire.digest("digest", f.digest()),
                 Wire.requiredBytes("proof", f.proof()),
                 f.signedHead() == null ? null : Wire.signedHead("signedHead", f.signedHead()),
                 Wire.bytes("appendOnly", f.appendOnly()),

@@ -1,7 +1,7 @@
 package io.glassledger.client;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.proof.Digest;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.proof.Digest;
 import java.time.Duration;
 
 /**

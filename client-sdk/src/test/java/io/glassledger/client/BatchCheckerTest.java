@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
-import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.txn.PromiseVerifier;
-import io.glassledger.core.txn.SignedTransaction;
+import io.glassledger.verify.proof.KeyClaim;
+import io.glassledger.verify.txn.PromiseVerifier;
+import io.glassledger.verify.txn.SignedTransaction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

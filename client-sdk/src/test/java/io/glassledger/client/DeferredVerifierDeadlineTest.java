@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.sun.net.httpserver.HttpServer;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
-import io.glassledger.core.txn.SignedTransaction;
+import io.glassledger.verify.txn.SignedTransaction;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;

@@ -4,10 +4,10 @@ import static io.glassledger.client.TestLedger.b;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.postree.Mutation;
-import io.glassledger.core.txn.PromiseVerifier;
-import io.glassledger.core.txn.SignedTransaction;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.entry.Mutation;
+import io.glassledger.verify.txn.PromiseVerifier;
+import io.glassledger.verify.txn.SignedTransaction;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -3,23 +3,23 @@ package io.glassledger.client;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.proof.AppendOnlyProof;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.proof.KeysProof;
-import io.glassledger.core.proof.ProofVerifier;
-import io.glassledger.core.proof.VerificationException;
-import io.glassledger.core.proof.Version;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.proof.AppendOnlyProof;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.KeyClaim;
+import io.glassledger.verify.proof.KeysProof;
+import io.glassledger.verify.proof.ProofVerifier;
+import io.glassledger.verify.proof.VerificationException;
+import io.glassledger.verify.proof.Version;
 import java.io.IOException;
 import java.util.List;
 
 /**
  * The SDK trusts no server: every answer body is untrusted bytes. Each is read with the SDK's own mapper into the
- * response records, then taken apart by the SDK's own decoding steps (the {@link Dtos} and {@link Wire} helpers,
+ * response records, then taken apart by the SDK's own decoding steps (the {@link Wire} helpers,
  * {@link TrustKeeper#checkHead}, {@link Txn#single}, proof decoding and verification, and the state file's
  * {@link TrustedState#fromJson}). What may come out is the SDK's documented answer to a bad server: an
  * {@link IOException} from Jackson (which {@code Api} turns into {@code bad_response}), {@link Wire.BadWireException},
@@ -41,13 +41,13 @@ class ResponseFuzzTest {
         read(body, Dto.KeysProofDto.class, ResponseFuzzTest::keysProof);
         read(body, Dto.HistoryResponse.class, r -> {
             Digest d = Wire.digest("digest", r.digest());
-            List<Version> versions = Dtos.versions("versions", r.versions());
+            List<Version> versions = Wire.versions("versions", r.versions());
             ProofVerifier.verifyHistory(d, Wire.requiredBytes("key", r.key()), Math.max(1, versions.size()), versions,
-                    Dtos.base64("proof", r.proof()));
+                    Wire.base64("proof", r.proof()));
         });
         read(body, Dto.SignedHeadDto.class, r -> TrustKeeper.checkHead(r, SERVER.publicKey(), 0, TRUST));
         read(body, Dto.AppendOnlyProofDto.class, r -> ProofVerifier.verifyAppendOnly(Wire.digest("from", r.from()),
-                Wire.digest("to", r.to()), AppendOnlyProof.decode(Dtos.base64("proof", r.proof()))));
+                Wire.digest("to", r.to()), AppendOnlyProof.decode(Wire.base64("proof", r.proof()))));
         read(body, Dto.ProofBatchResponse.class, r -> {
             for (Dto.KeysProofDto p : r.proofs() == null ? List.<Dto.KeysProofDto>of() : r.proofs()) {
                 if (p != null) {  // BatchChecker answers a null proof with bad_response
@@ -65,8 +65,8 @@ class ResponseFuzzTest {
 
     private static void keysProof(Dto.KeysProofDto r) throws VerificationException {
         Digest d = Wire.digest("digest", r.digest());
-        List<KeyClaim> claims = Dtos.claims("claims", r.claims());
-        KeysProof p = KeysProof.decode(Dtos.base64("proof", r.proof()));
+        List<KeyClaim> claims = Wire.claims("claims", r.claims());
+        KeysProof p = KeysProof.decode(Wire.base64("proof", r.proof()));
         ProofVerifier.verifyBatch(d, p.blockNo(), claims, p);
     }
 

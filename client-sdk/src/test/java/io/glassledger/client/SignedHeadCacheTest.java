@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.glassledger.api.Wire;
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.SignedHead;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.SignedHead;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 

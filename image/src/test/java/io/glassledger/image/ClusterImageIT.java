@@ -13,7 +13,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.glassledger.client.ClientConfig;
 import io.glassledger.client.CommitPromise;
 import io.glassledger.client.GlassLedgerClient;
-import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.verify.crypto.SigningKey;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;

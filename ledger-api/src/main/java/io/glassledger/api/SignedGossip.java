@@ -1,11 +1,11 @@
 package io.glassledger.api;
 
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.crypto.Ed25519;
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.proof.SignedHead;
-import io.glassledger.core.proof.VerificationException;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.crypto.Ed25519;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.proof.SignedHead;
+import io.glassledger.verify.proof.VerificationException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

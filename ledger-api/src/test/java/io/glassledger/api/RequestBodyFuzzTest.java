@@ -3,9 +3,9 @@ package io.glassledger.api;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.crypto.Ed25519;
-import io.glassledger.core.txn.SignedTransaction;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.crypto.Ed25519;
+import io.glassledger.verify.txn.SignedTransaction;
 import java.io.IOException;
 
 /**

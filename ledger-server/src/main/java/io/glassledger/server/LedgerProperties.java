@@ -263,7 +263,7 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
     }
 
     /**
-     * @param shards         shards in the map; keys are placed by {@link io.glassledger.core.shard.ShardMap}
+     * @param shards         shards in the map; keys are placed by {@link io.glassledger.verify.shard.ShardMap}
      * @param mapVersion     the map's version: a request naming another is refused ({@code stale_shard_map})
      * @param peers          every shard's base URL, in shard order (empty: a single shard, no peers); a replicated
      *                       shard's replicas' URLs joined by {@code |}, so that its leader is found among them
@@ -304,8 +304,8 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
             return java.util.List.copyOf(out);
         }
 
-        public io.glassledger.core.shard.ShardMap map() {
-            return new io.glassledger.core.shard.ShardMap(mapVersion, shards);
+        public io.glassledger.verify.shard.ShardMap map() {
+            return new io.glassledger.verify.shard.ShardMap(mapVersion, shards);
         }
     }
 

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.glassledger.api.Wire;
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.txn.SignedTransaction;
-import io.glassledger.core.txn.TxnDraft;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.TxnDraft;
 import io.glassledger.server.net.ConnectionProperties;
 import java.nio.file.Path;
 import java.util.Arrays;

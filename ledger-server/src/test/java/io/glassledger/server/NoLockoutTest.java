@@ -3,10 +3,10 @@ package io.glassledger.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.txn.SignedTransaction;
-import io.glassledger.core.txn.TxnDraft;
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.TxnDraft;
+import io.glassledger.verify.hash.Bytes;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Path;

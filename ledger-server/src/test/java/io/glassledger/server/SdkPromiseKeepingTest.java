@@ -19,12 +19,12 @@ import io.glassledger.client.GlassLedgerException;
 import io.glassledger.client.IntegrityViolation;
 import io.glassledger.client.PromiseOverdue;
 import io.glassledger.client.Txn;
-import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.verify.crypto.SigningKey;
 import io.glassledger.api.Wire;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.SignedHead;
-import io.glassledger.core.txn.SignedTransaction;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.SignedHead;
+import io.glassledger.verify.txn.SignedTransaction;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -210,7 +210,7 @@ class SdkPromiseKeepingTest {
         // trusted block with another hash, signed, and the proofs against it.
         SigningKey shardKey = SigningKey.fromSeed(java.util.HexFormat.of().parseHex(
                 java.nio.file.Files.readString(s.dataDir.resolve("server.key")).trim()));
-        Digest forked = new Digest(trusted.digest().blockNo(), io.glassledger.core.hash.Hash.ZERO);
+        Digest forked = new Digest(trusted.digest().blockNo(), io.glassledger.verify.hash.Hash.ZERO);
         SignedHead forkedHead = SignedHead.sign(shardKey, 0, forked, trusted.timestamp());
         proxy.lie((path, req, resp) -> {
             if (!path.equals("/v1/proofs/batch")) {

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.glassledger.api.Wire;
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.shard.ShardMap;
-import io.glassledger.core.txn.Transaction;
-import io.glassledger.core.txn.TxnDraft;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.shard.ShardMap;
+import io.glassledger.verify.txn.Transaction;
+import io.glassledger.verify.txn.TxnDraft;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -3,9 +3,9 @@ package io.glassledger.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.txn.TxnDraft;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.txn.TxnDraft;
 import io.glassledger.server.api.Problems;
 import io.glassledger.server.shard.Shard;
 import java.nio.file.Path;

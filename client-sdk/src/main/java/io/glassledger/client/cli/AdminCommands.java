@@ -58,7 +58,7 @@ final class AdminCommands {
             throw new Usage("--shard takes a shard number, got " + n);
         }
         ClientConfig c = ClientConfig.builder().clusterFile(s.cluster).apiKey(s.requireApiKey())
-                .signingKey(io.glassledger.core.crypto.SigningKey.generate()).build();
+                .signingKey(io.glassledger.verify.crypto.SigningKey.generate()).build();
         if (shard < 0 || shard >= c.shards().size()) {
             throw new Usage("--shard: the cluster has shards 0 to " + (c.shards().size() - 1));
         }

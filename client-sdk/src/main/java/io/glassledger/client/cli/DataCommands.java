@@ -7,10 +7,10 @@ import io.glassledger.client.TrustedState;
 import io.glassledger.client.Txn;
 import io.glassledger.client.ValueProof;
 import io.glassledger.client.VerificationOutcome;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.SignedHead;
-import io.glassledger.core.proof.Version;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.SignedHead;
+import io.glassledger.verify.proof.Version;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -309,8 +309,8 @@ final class DataCommands {
 
     private static byte[] key(String k) {
         byte[] b = k.getBytes(StandardCharsets.UTF_8);
-        if (b.length == 0 || b.length > io.glassledger.core.postree.Entry.MAX_KEY_BYTES) {
-            throw new Usage("a key is 1.." + io.glassledger.core.postree.Entry.MAX_KEY_BYTES + " bytes of UTF-8");
+        if (b.length == 0 || b.length > io.glassledger.verify.entry.Entry.MAX_KEY_BYTES) {
+            throw new Usage("a key is 1.." + io.glassledger.verify.entry.Entry.MAX_KEY_BYTES + " bytes of UTF-8");
         }
         return b;
     }

@@ -1,24 +1,24 @@
 package io.glassledger.client.cli;
 
+import io.glassledger.verify.block.BlockSpec;
+import io.glassledger.verify.format.Format;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.hash.Hashing;
-import io.glassledger.core.ledger.Block;
-import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.postree.Entry;
-import io.glassledger.core.postree.Mutation;
-import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.proof.KeysProof;
-import io.glassledger.core.proof.ProofVerifier;
-import io.glassledger.core.proof.SignedHead;
-import io.glassledger.core.proof.VerificationException;
-import io.glassledger.core.txn.BlockSequencer;
-import io.glassledger.core.txn.SignedTransaction;
-import io.glassledger.core.txn.Transaction;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.hash.Hashing;
+import io.glassledger.verify.block.Block;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.entry.Mutation;
+import io.glassledger.verify.proof.KeyClaim;
+import io.glassledger.verify.proof.KeysProof;
+import io.glassledger.verify.proof.ProofVerifier;
+import io.glassledger.verify.proof.SignedHead;
+import io.glassledger.verify.proof.VerificationException;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.Transaction;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -141,8 +141,8 @@ final class EvidenceCheck {
             for (var t : b.path("transactions")) {
                 txs.add(SignedTransaction.decode(Bytes.wrap(Base64.getDecoder().decode(t.asText()))));
             }
-            Bytes meta = block.meta().get(Ledger.TXS_META);
-            var spec = BlockSequencer.spec(block.timestamp(), txs);
+            Bytes meta = block.meta().get(Format.TXS_META);
+            var spec = BlockSpec.of(block.timestamp(), txs);
             boolean bound = meta != null && meta.equals(Bytes.wrap(Hashing.transactions(
                     spec.transactions().toByteArray()).toByteArray()));
             out.add("its " + txs.size() + " signed transactions " + (bound ? "are" : "are NOT")

@@ -2,10 +2,10 @@ package io.glassledger.client.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.glassledger.client.ValueProof;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.VerificationException;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.VerificationException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

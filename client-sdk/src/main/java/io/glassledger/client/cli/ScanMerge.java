@@ -1,6 +1,6 @@
 package io.glassledger.client.cli;
 
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.hash.Bytes;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

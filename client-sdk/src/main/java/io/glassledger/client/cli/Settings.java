@@ -1,7 +1,7 @@
 package io.glassledger.client.cli;
 
 import io.glassledger.client.ClientConfig;
-import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.verify.crypto.SigningKey;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;

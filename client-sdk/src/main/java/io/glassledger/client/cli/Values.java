@@ -1,6 +1,6 @@
 package io.glassledger.client.cli;
 
-import io.glassledger.core.postree.Entry;
+import io.glassledger.verify.entry.Entry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.glassledger.api.Wire;
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.SignedHead;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.SignedHead;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -140,14 +140,14 @@ class LedgerCliEvidenceTest {
         io.glassledger.core.ledger.Ledger ledger = io.glassledger.core.ledger.Ledger.openOrCreate(
                 new io.glassledger.core.store.InMemoryNodeStore(), io.glassledger.core.postree.TreeParams.DEFAULT, 1);
         SigningKey client = SigningKey.generate();
-        byte[] rec = new io.glassledger.core.txn.TxnDraft(client, 0, System.currentTimeMillis())
-                .put(io.glassledger.core.hash.Bytes.utf8("balance"), io.glassledger.core.hash.Bytes.utf8("1000000"))
+        byte[] rec = new io.glassledger.verify.txn.TxnDraft(client, 0, System.currentTimeMillis())
+                .put(io.glassledger.verify.hash.Bytes.utf8("balance"), io.glassledger.verify.hash.Bytes.utf8("1000000"))
                 .sign().record();
         if (!validTx) {
             rec[rec.length - 1] ^= 1;  // the signature's last byte: the record still decodes
         }
-        var stx = io.glassledger.core.txn.SignedTransaction.decode(rec);
-        var block = ledger.append(java.util.List.of(io.glassledger.core.txn.BlockSequencer.spec(10, java.util.List.of(stx))))
+        var stx = io.glassledger.verify.txn.SignedTransaction.decode(rec);
+        var block = ledger.append(java.util.List.of(io.glassledger.verify.block.BlockSpec.of(10, java.util.List.of(stx))))
                 .get(0);
         SignedHead head = SignedHead.sign(server, 0, otherHead ? new Digest(1, Hash.of(new byte[32]))
                 : ledger.digest(1), 10);

@@ -1,14 +1,13 @@
 package io.glassledger.core.audit;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.ledger.Block;
-import io.glassledger.core.ledger.BlockSpec;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.block.Block;
+import io.glassledger.verify.block.BlockSpec;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.postree.Entry;
-import io.glassledger.core.postree.Mutation;
-import io.glassledger.core.txn.BlockSequencer;
-import io.glassledger.core.txn.SignedTransaction;
-import io.glassledger.core.txn.Transaction;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.entry.Mutation;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.Transaction;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -91,7 +90,7 @@ public final class BlockAudit {
         if (stale != null) {
             return stale;
         }
-        BlockSpec spec = BlockSequencer.spec(theirs.timestamp(), txs);
+        BlockSpec spec = BlockSpec.of(theirs.timestamp(), txs);
         Block mine;
         try {
             mine = own.append(List.of(spec)).get(0);

@@ -1,10 +1,10 @@
 package io.glassledger.core.audit;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.ledger.Block;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.block.Block;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.txn.SignedTransaction;
-import io.glassledger.core.txn.Transaction;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.Transaction;
 import io.glassledger.core.txn.TxnEngine;
 import java.util.HashMap;
 import java.util.List;

@@ -1,19 +1,19 @@
 package io.glassledger.core.demo;
 
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.proof.AppendOnlyProof;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.KeysProof;
-import io.glassledger.core.proof.ProofVerifier;
-import io.glassledger.core.proof.VerificationException;
-import io.glassledger.core.txn.BlockProof;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.proof.AppendOnlyProof;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.KeysProof;
+import io.glassledger.verify.proof.ProofVerifier;
+import io.glassledger.verify.proof.VerificationException;
+import io.glassledger.verify.txn.BlockProof;
 import io.glassledger.core.txn.EngineConfig;
-import io.glassledger.core.txn.Promise;
+import io.glassledger.verify.txn.Promise;
 import io.glassledger.core.txn.ProofResult;
-import io.glassledger.core.txn.PromiseVerifier;
-import io.glassledger.core.txn.SignedTransaction;
-import io.glassledger.core.txn.TxnDraft;
+import io.glassledger.verify.txn.PromiseVerifier;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.TxnDraft;
 import io.glassledger.core.txn.TxnEngine;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -118,6 +118,6 @@ public final class LedgerDemo {
             return null;
         }
         String[] parts = Files.readString(file).trim().split(" ");
-        return new Digest(Long.parseLong(parts[0]), io.glassledger.core.hash.Hash.fromHex(parts[1]));
+        return new Digest(Long.parseLong(parts[0]), io.glassledger.verify.hash.Hash.fromHex(parts[1]));
     }
 }

@@ -1,29 +1,32 @@
 package io.glassledger.core.ledger;
 
-import io.glassledger.core.LedgerException;
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.format.FormatRule;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.hash.Hashing;
+import io.glassledger.verify.block.BlockSpec;
+import io.glassledger.verify.block.Block;
+import io.glassledger.verify.LedgerException;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.format.Format;
+import io.glassledger.verify.format.FormatRule;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.hash.Hashing;
 import io.glassledger.core.postree.DiffVisitor;
-import io.glassledger.core.postree.Entry;
+import io.glassledger.verify.entry.Entry;
 import io.glassledger.core.postree.EntryMaker;
 import io.glassledger.core.postree.IndexNode;
 import io.glassledger.core.postree.LeafNode;
 import io.glassledger.core.postree.MissingNodeException;
-import io.glassledger.core.postree.Mutation;
+import io.glassledger.verify.entry.Mutation;
 import io.glassledger.core.postree.Node;
 import io.glassledger.core.postree.NodeSource;
 import io.glassledger.core.postree.PosTree;
 import io.glassledger.core.postree.SplitWork;
 import io.glassledger.core.postree.TreeParams;
-import io.glassledger.core.proof.AppendOnlyProof;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.HistoryProof;
-import io.glassledger.core.proof.KeysProof;
-import io.glassledger.core.proof.LowerProof;
-import io.glassledger.core.proof.Version;
+import io.glassledger.verify.proof.AppendOnlyProof;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.HistoryProof;
+import io.glassledger.verify.proof.KeysProof;
+import io.glassledger.verify.proof.LowerProof;
+import io.glassledger.verify.proof.Version;
 import io.glassledger.core.store.NodeStore;
 import io.glassledger.core.store.StoreBatch;
 import java.util.ArrayList;
@@ -42,10 +45,7 @@ import java.util.TreeMap;
  * start. The caller owns the store and closes it.
  */
 public final class Ledger {
-    public static final String FORMAT = "glassledger/3";
     public static final long DEFAULT_CACHE_BYTES = 512L << 20;
-    /** Block meta key binding the block's signed-transaction record: H(0x40 || record). */
-    public static final String TXS_META = "txs";
 
     private final NodeStore store;
     private final TreeParams params;
@@ -170,9 +170,9 @@ public final class Ledger {
      */
     public static TreeParams genesisParams(Block genesis) {
         Bytes format = genesis.meta().get("format");
-        if ((format == null || !format.equals(Bytes.utf8(FORMAT))) && FormatRule.GENESIS_FORMAT.enforced()) {
+        if ((format == null || !format.equals(Bytes.utf8(Format.ID))) && FormatRule.GENESIS_FORMAT.enforced()) {
             throw new MalformedException("the genesis block's format is " + (format == null ? "missing"
-                    : "\"" + format.utf8String() + "\"") + ", not " + FORMAT);
+                    : "\"" + format.utf8String() + "\"") + ", not " + Format.ID);
         }
         Bytes hash = genesis.meta().get("hash");
         if ((hash == null || !hash.equals(Bytes.utf8(Hashing.ALGORITHM))) && FormatRule.GENESIS_HASH.enforced()) {
@@ -187,7 +187,7 @@ public final class Ledger {
 
     private void writeGenesis(long timestamp) {
         TreeMap<String, Bytes> meta = new TreeMap<>();
-        meta.put("format", Bytes.utf8(FORMAT));
+        meta.put("format", Bytes.utf8(Format.ID));
         meta.put("hash", Bytes.utf8(Hashing.ALGORITHM));
         meta.put("tree", Bytes.wrap(params.encode()));
         Block genesis = new Block(0, timestamp, Hash.ZERO, List.of(), meta);
@@ -328,7 +328,7 @@ public final class Ledger {
             }
             TreeMap<String, Bytes> meta = new TreeMap<>();
             if (spec.transactions() != null) {
-                meta.put(TXS_META, Bytes.wrap(Hashing.transactions(spec.transactions().unsafeArray()).toByteArray()));
+                meta.put(Format.TXS_META, Bytes.wrap(Hashing.transactions(spec.transactions().unsafeArray()).toByteArray()));
                 batch.putBlockTransactions(number, spec.transactions().unsafeArray());
             }
             Block b = new Block(number, spec.timestamp(), r.root(), spec.txIds(), meta);

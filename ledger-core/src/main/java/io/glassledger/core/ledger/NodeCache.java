@@ -1,6 +1,6 @@
 package io.glassledger.core.ledger;
 
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.hash.Hash;
 import io.glassledger.core.postree.IndexNode;
 import io.glassledger.core.postree.Node;
 import io.glassledger.core.postree.NodeSource;

@@ -1,6 +1,6 @@
 package io.glassledger.core.ledger;
 
-import io.glassledger.core.LedgerException;
+import io.glassledger.verify.LedgerException;
 
 /**
  * A proof, history or scan would hold more than the byte budget its caller gave. Thrown while the answer is being

@@ -1,13 +1,13 @@
 package io.glassledger.core.ledger;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.postree.Entry;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.entry.Entry;
 import io.glassledger.core.postree.IndexNode;
 import io.glassledger.core.postree.LeafNode;
 import io.glassledger.core.postree.Node;
 import io.glassledger.core.postree.NodeSource;
-import io.glassledger.core.proof.LowerProof;
+import io.glassledger.verify.proof.LowerProof;
 import java.util.List;
 
 /**

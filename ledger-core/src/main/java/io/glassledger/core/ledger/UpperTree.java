@@ -1,7 +1,7 @@
 package io.glassledger.core.ledger;
 
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.hash.Hashing;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.hash.Hashing;
 import io.glassledger.core.store.NodeStore;
 import io.glassledger.core.store.StoreBatch;
 import java.util.ArrayList;
@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * The upper tree, keyed by block number: an RFC 9162 Merkle tree over block hashes. Blocks only ever append, so
  * every complete, aligned power-of-two subtree is immutable and stored once under (level, index); any other
- * range's hash is computed from O(log n) of them. See {@link io.glassledger.core.proof.UpperTreeMath}.
+ * range's hash is computed from O(log n) of them. See {@link io.glassledger.verify.proof.UpperTreeMath}.
  */
 final class UpperTree {
     /**

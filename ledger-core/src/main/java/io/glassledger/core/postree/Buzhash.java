@@ -1,6 +1,6 @@
 package io.glassledger.core.postree;
 
-import io.glassledger.core.hash.Hashing;
+import io.glassledger.verify.hash.Hashing;
 
 /**
  * The cyclic-polynomial rolling hash (ForkBase §3.2) that finds leaf boundaries. Its state is reset at the start

@@ -1,6 +1,7 @@
 package io.glassledger.core.postree;
 
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.hash.Bytes;
 import java.util.Arrays;
 
 /**

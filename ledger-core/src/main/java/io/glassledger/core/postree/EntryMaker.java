@@ -1,6 +1,8 @@
 package io.glassledger.core.postree;
 
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.entry.Mutation;
+import io.glassledger.verify.hash.Hash;
 
 /** Turns a mutation into the entry to store, knowing the entry it replaces and the leaf that held it. */
 @FunctionalInterface

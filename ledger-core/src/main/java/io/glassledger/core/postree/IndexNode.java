@@ -1,9 +1,10 @@
 package io.glassledger.core.postree;
 
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.format.FormatRule;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.format.FormatRule;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
 import java.util.List;
 
 /**
@@ -218,7 +219,7 @@ public final class IndexNode extends Node {
     }
 
     @Override
-    Node withOps(io.glassledger.core.codec.ByteReader r, int n) {
+    Node withOps(io.glassledger.verify.codec.ByteReader r, int n) {
         int cap = children.length + 8;
         List<Hash> cs = new java.util.ArrayList<>(cap);
         List<Bytes> ss = new java.util.ArrayList<>(cap);
@@ -234,14 +235,14 @@ public final class IndexNode extends Node {
             int removed = r.varint(children.length - at);
             int add = r.varint(MAX_FANOUT_DECODE);
             if (removed == 0 && add == 0) {
-                throw new io.glassledger.core.codec.MalformedException("empty delta run");
+                throw new io.glassledger.verify.codec.MalformedException("empty delta run");
             }
             at += removed;
             for (int c = 0; c < add; c++) {
                 ss.add(r.lengthPrefixed(Entry.MAX_KEY_BYTES));
                 long count = r.varint();
                 if (count == 0) {
-                    throw new io.glassledger.core.codec.MalformedException("child with no entries");
+                    throw new io.glassledger.verify.codec.MalformedException("child with no entries");
                 }
                 ns.add(count);
                 cs.add(r.hash());
@@ -254,14 +255,14 @@ public final class IndexNode extends Node {
         }
         int m = cs.size();
         if (m == 0 || m > MAX_FANOUT_DECODE) {
-            throw new io.glassledger.core.codec.MalformedException("delta gives " + m + " children");
+            throw new io.glassledger.verify.codec.MalformedException("delta gives " + m + " children");
         }
         if (ss.get(0).length() != 0) {
-            throw new io.glassledger.core.codec.MalformedException("first child with a separator");
+            throw new io.glassledger.verify.codec.MalformedException("first child with a separator");
         }
         for (int i = 1; i < m; i++) {
             if (ss.get(i).length() == 0 || (i > 1 && ss.get(i - 1).compareTo(ss.get(i)) >= 0)) {
-                throw new io.glassledger.core.codec.MalformedException("delta breaks separator order at " + i);
+                throw new io.glassledger.verify.codec.MalformedException("delta breaks separator order at " + i);
             }
         }
         long[] counts2 = new long[m];
@@ -271,7 +272,7 @@ public final class IndexNode extends Node {
         try {
             return new IndexNode(level, cs.toArray(new Hash[0]), ss.toArray(new Bytes[0]), counts2);
         } catch (IllegalArgumentException e) {
-            throw new io.glassledger.core.codec.MalformedException(e.getMessage());
+            throw new io.glassledger.verify.codec.MalformedException(e.getMessage());
         }
     }
 

@@ -1,12 +1,14 @@
 package io.glassledger.core.postree;
 
-import io.glassledger.core.codec.ByteReader;
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.format.FormatRule;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.hash.Hashing;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.entry.Separators;
+import io.glassledger.verify.codec.ByteReader;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.format.FormatRule;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.hash.Hashing;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -25,7 +27,7 @@ import java.util.List;
  * changes: about as many bytes as the old representation's patch, which copied its array of entry references and
  * made the new entry.
  */
-public final class LeafNode extends Node {
+public final class LeafNode extends Node implements Entry.Owner {
     /** Entries per segment (a power of two); every segment but the last is full. */
     static final int SEGMENT = 4;
     private static final int SHIFT = Integer.numberOfTrailingZeros(SEGMENT);
@@ -245,7 +247,8 @@ public final class LeafNode extends Node {
     }
 
     /** Entry i's hash if the routing tree or the hashes carried at construction hold it; never computes it. */
-    Hash knownItemHash(int i) {
+    @Override
+    public Hash knownItemHash(int i) {
         Hash h = builtItemHash(i);
         if (h == null) {
             Hash[] k = known;
@@ -266,7 +269,7 @@ public final class LeafNode extends Node {
 
     @Override
     public Bytes separator(int i) {
-        return Node.shortestSeparator(seg(i - 1), keyOff(i - 1), keyLen(i - 1), seg(i), keyOff(i), keyLen(i));
+        return Separators.shortest(seg(i - 1), keyOff(i - 1), keyLen(i - 1), seg(i), keyOff(i), keyLen(i));
     }
 
     @Override

@@ -1,7 +1,9 @@
 package io.glassledger.core.postree;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.entry.Separators;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -68,7 +70,7 @@ final class LevelBuilder {
         } else if (followsOldPredecessor && r.oldSep != null && r.oldSep.length() > 0) {
             seps.add(r.oldSep);
         } else {
-            seps.add(Node.shortestSeparator(last.node(src).lastKey(src), r.node(src).firstKey(src)));
+            seps.add(Separators.shortest(last.node(src).lastKey(src), r.node(src).firstKey(src)));
         }
         if (children.size() == counts.length) {
             counts = java.util.Arrays.copyOf(counts, counts.length * 2);

@@ -1,7 +1,7 @@
 package io.glassledger.core.postree;
 
-import io.glassledger.core.LedgerException;
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.LedgerException;
+import io.glassledger.verify.hash.Hash;
 
 /** A node the tree refers to is not in the store: corruption, or a root from another ledger. */
 public class MissingNodeException extends LedgerException {

@@ -1,12 +1,13 @@
 package io.glassledger.core.postree;
 
-import io.glassledger.core.codec.ByteReader;
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.format.FormatRule;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.hash.Hashing;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.codec.ByteReader;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.format.FormatRule;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.hash.Hashing;
 
 /**
  * An immutable POS-tree node: a leaf (level 0) of entries, or an index node of child hashes.
@@ -445,7 +446,7 @@ public abstract sealed class Node permits LeafNode, IndexNode {
     static final int NODE_BYTES = 128 + 2 * 48;
     /** A {@link Hash}: the object and its 32-byte array. */
     static final int HASH_BYTES = 24 + 48;
-    /** A {@link io.glassledger.core.hash.Bytes} object, without its array. */
+    /** A {@link io.glassledger.verify.hash.Bytes} object, without its array. */
     static final int BYTES_OBJECT = 32;
     /** A reference in an array. */
     static final int REF = 8;
@@ -510,25 +511,5 @@ public abstract sealed class Node permits LeafNode, IndexNode {
         }
         r.expectEnd(FormatRule.NODE_TRAILING);
         return n;
-    }
-
-    /**
-     * Shortest prefix p of {@code right} with left &lt; p &lt;= right. Requires left &lt; right.
-     */
-    public static Bytes shortestSeparator(Bytes left, Bytes right) {
-        byte[] a = left.unsafeArray();
-        byte[] b = right.unsafeArray();
-        return shortestSeparator(a, 0, a.length, b, 0, b.length);
-    }
-
-    /** As {@link #shortestSeparator(Bytes, Bytes)}, over the keys a[aOff, aOff+aLen) and b[bOff, bOff+bLen). */
-    static Bytes shortestSeparator(byte[] a, int aOff, int aLen, byte[] b, int bOff, int bLen) {
-        int i = java.util.Arrays.mismatch(a, aOff, aOff + aLen, b, bOff, bOff + bLen);
-        if (i < 0 || i >= bLen || (i < aLen && (b[bOff + i] & 0xff) <= (a[aOff + i] & 0xff))) {
-            throw new IllegalArgumentException("separator needs left < right: "
-                    + Bytes.wrap(java.util.Arrays.copyOfRange(a, aOff, aOff + aLen)) + " vs "
-                    + Bytes.wrap(java.util.Arrays.copyOfRange(b, bOff, bOff + bLen)));
-        }
-        return Bytes.wrap(java.util.Arrays.copyOfRange(b, bOff, bOff + i + 1));
     }
 }

@@ -1,6 +1,6 @@
 package io.glassledger.core.postree;
 
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.hash.Hash;
 
 /**
  * The narrow port through which the tree reads nodes: memory, RocksDB or a cache in front of either.

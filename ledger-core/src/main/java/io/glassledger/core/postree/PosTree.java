@@ -1,7 +1,10 @@
 package io.glassledger.core.postree;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.entry.Mutation;
+import io.glassledger.verify.entry.Separators;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -314,7 +317,7 @@ public final class PosTree {
                 seps[c] = old.separator(o);
                 keptSep[o] = true;
             } else {
-                seps[c] = Node.shortestSeparator(childNode(out, from, old, c - 1).lastKey(src),
+                seps[c] = Separators.shortest(childNode(out, from, old, c - 1).lastKey(src),
                         childNode(out, from, old, c).firstKey(src));
                 sepWeight += IndexNode.separatorWeight(seps[c]);
             }

@@ -1,7 +1,7 @@
 package io.glassledger.core.postree;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
 
 /** A child reference while a level is rebuilt: an old child (with its stored separator) or a new node. */
 final class Ref {

@@ -1,6 +1,7 @@
 package io.glassledger.core.postree;
 
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.hash.Hash;
 import java.util.ArrayList;
 import java.util.List;
 

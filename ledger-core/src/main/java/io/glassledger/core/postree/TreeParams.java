@@ -1,19 +1,19 @@
 package io.glassledger.core.postree;
 
-import static io.glassledger.core.format.FormatRule.INDEX_MAX_BELOW_TARGET;
-import static io.glassledger.core.format.FormatRule.INDEX_MAX_OVER_1024;
-import static io.glassledger.core.format.FormatRule.INDEX_TARGET_BELOW_2;
-import static io.glassledger.core.format.FormatRule.INDEX_TARGET_NOT_POWER_OF_TWO;
-import static io.glassledger.core.format.FormatRule.LEAF_MAX_BELOW_TARGET;
-import static io.glassledger.core.format.FormatRule.LEAF_MAX_OVER_1_MIB;
-import static io.glassledger.core.format.FormatRule.LEAF_TARGET_BELOW_2;
-import static io.glassledger.core.format.FormatRule.LEAF_TARGET_NOT_POWER_OF_TWO;
-import static io.glassledger.core.format.FormatRule.PARAMS_OVER_DECODING_LIMIT;
-import static io.glassledger.core.format.FormatRule.PARAMS_TRAILING;
+import static io.glassledger.verify.format.FormatRule.INDEX_MAX_BELOW_TARGET;
+import static io.glassledger.verify.format.FormatRule.INDEX_MAX_OVER_1024;
+import static io.glassledger.verify.format.FormatRule.INDEX_TARGET_BELOW_2;
+import static io.glassledger.verify.format.FormatRule.INDEX_TARGET_NOT_POWER_OF_TWO;
+import static io.glassledger.verify.format.FormatRule.LEAF_MAX_BELOW_TARGET;
+import static io.glassledger.verify.format.FormatRule.LEAF_MAX_OVER_1_MIB;
+import static io.glassledger.verify.format.FormatRule.LEAF_TARGET_BELOW_2;
+import static io.glassledger.verify.format.FormatRule.LEAF_TARGET_NOT_POWER_OF_TWO;
+import static io.glassledger.verify.format.FormatRule.PARAMS_OVER_DECODING_LIMIT;
+import static io.glassledger.verify.format.FormatRule.PARAMS_TRAILING;
 
-import io.glassledger.core.codec.ByteReader;
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.codec.MalformedException;
+import io.glassledger.verify.codec.ByteReader;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.codec.MalformedException;
 
 /**
  * Chunking parameters. They are part of the format: a ledger records them in its genesis block, and the same

@@ -1,6 +1,6 @@
 package io.glassledger.core.store;
 
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.hash.Hash;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,6 +1,6 @@
 package io.glassledger.core.store;
 
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.hash.Hash;
 
 /**
  * Where a ledger keeps its bytes: tree nodes by hash, block records by number, the upper tree's complete

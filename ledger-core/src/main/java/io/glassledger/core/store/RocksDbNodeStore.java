@@ -1,7 +1,7 @@
 package io.glassledger.core.store;
 
-import io.glassledger.core.LedgerException;
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.LedgerException;
+import io.glassledger.verify.hash.Hash;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +32,7 @@ import org.rocksdb.WriteOptions;
  *   <li>{@code nodes}: node hash (32 bytes) → node record: the full encoding or a delta against an older node
  *       ({@link io.glassledger.core.postree.Node#record(boolean)}). A key may be rewritten only with its full
  *       encoding; no compression (hashes and values are high-entropy), bloom filters for point lookups.</li>
- *   <li>{@code blocks}: u64 big-endian block number → block record ({@link io.glassledger.core.ledger.Block}).</li>
+ *   <li>{@code blocks}: u64 big-endian block number → block record ({@link io.glassledger.verify.block.Block}).</li>
  *   <li>{@code upper}: u8 level || u64 big-endian index → 32-byte hash of that complete subtree of the upper tree.</li>
  * </ul>
  *

@@ -1,6 +1,6 @@
 package io.glassledger.core.store;
 
-import io.glassledger.core.LedgerException;
+import io.glassledger.verify.LedgerException;
 
 /**
  * A {@link NodeStore} call failed in the storage layer (RocksDB's I/O, for example "Too many open files" or a full

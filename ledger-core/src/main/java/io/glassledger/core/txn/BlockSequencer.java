@@ -1,9 +1,11 @@
 package io.glassledger.core.txn;
 
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.ledger.BlockSpec;
-import io.glassledger.core.postree.Mutation;
+import io.glassledger.verify.txn.Transaction;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.block.BlockSpec;
+import io.glassledger.verify.entry.Mutation;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -42,36 +44,10 @@ public final class BlockSequencer {
         public List<BlockSpec> specs() {
             List<BlockSpec> out = new ArrayList<>(blocks.size());
             for (List<SignedTransaction> txs : blocks) {
-                out.add(spec(timestamp, txs));
+                out.add(BlockSpec.of(timestamp, txs));
             }
             return out;
         }
-    }
-
-    /**
-     * What the ledger appends for a block of these transactions (FORMAT.md §14.3): their ids in order, the union of
-     * their writes, and their records. An auditor re-executes a block with it.
-     */
-    public static BlockSpec spec(long timestamp, List<SignedTransaction> txs) {
-        List<Bytes> ids = new ArrayList<>(txs.size());
-        List<Mutation> writes = new ArrayList<>();
-        int bytes = 8;
-        for (SignedTransaction s : txs) {
-            ids.add(s.txId());
-            writes.addAll(s.tx().writes());
-            bytes += s.size() + 5;
-        }
-        return new BlockSpec(timestamp, ids, writes, Bytes.wrap(transactionsRecord(txs, bytes)));
-    }
-
-    /** {@code varint n || n × (varint len || signed transaction record)} (FORMAT.md §14.3). */
-    static byte[] transactionsRecord(List<SignedTransaction> txs, int sizeHint) {
-        ByteWriter w = new ByteWriter(sizeHint);
-        w.varint(txs.size());
-        for (SignedTransaction s : txs) {
-            w.lengthPrefixed(s.recordUnsafe());
-        }
-        return w.toByteArray();
     }
 
     private long epochBase;

@@ -1,7 +1,9 @@
 package io.glassledger.core.txn;
 
-import io.glassledger.core.codec.ByteReader;
-import io.glassledger.core.codec.MalformedException;
+import io.glassledger.verify.txn.Transaction;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.codec.ByteReader;
+import io.glassledger.verify.codec.MalformedException;
 
 /**
  * What a follower checks of a committed entry of its shard's log before it applies any of it (docs/ARCHITECTURE.md

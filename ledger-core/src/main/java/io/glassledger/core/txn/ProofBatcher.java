@@ -1,11 +1,13 @@
 package io.glassledger.core.txn;
 
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.txn.BlockProof;
+import io.glassledger.verify.txn.Transaction;
+import io.glassledger.verify.hash.Bytes;
 import io.glassledger.core.ledger.BlockKeysProver;
 import io.glassledger.core.ledger.ByteBudget;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.postree.Entry;
-import io.glassledger.core.proof.KeyClaim;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.proof.KeyClaim;
 import io.glassledger.core.txn.TxnException.Reason;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.glassledger.core.txn;
 
-import io.glassledger.core.codec.ByteReader;
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.codec.MalformedException;
+import io.glassledger.verify.codec.ByteReader;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.codec.MalformedException;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,6 +1,6 @@
 package io.glassledger.core.txn;
 
-import io.glassledger.core.LedgerException;
+import io.glassledger.verify.LedgerException;
 
 /**
  * A transaction request the engine did not carry out. {@link #reason()} is machine-readable; {@link #retryable()}

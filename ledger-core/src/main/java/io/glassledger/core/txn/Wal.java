@@ -1,8 +1,9 @@
 package io.glassledger.core.txn;
 
-import io.glassledger.core.LedgerException;
-import io.glassledger.core.codec.ByteReader;
-import io.glassledger.core.codec.ByteWriter;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.LedgerException;
+import io.glassledger.verify.codec.ByteReader;
+import io.glassledger.verify.codec.ByteWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

@@ -1,6 +1,6 @@
 package io.glassledger.core.txn;
 
-import io.glassledger.core.LedgerException;
+import io.glassledger.verify.LedgerException;
 import java.nio.file.Path;
 
 /**

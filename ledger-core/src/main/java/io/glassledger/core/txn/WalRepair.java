@@ -1,5 +1,6 @@
 package io.glassledger.core.txn;
 
+import io.glassledger.verify.txn.SignedTransaction;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;

@@ -4,15 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.ledger.Block;
+import io.glassledger.verify.block.BlockSpec;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.block.Block;
 import io.glassledger.core.ledger.Ledger;
 import io.glassledger.core.postree.TreeParams;
 import io.glassledger.core.store.InMemoryNodeStore;
-import io.glassledger.core.txn.BlockSequencer;
-import io.glassledger.core.txn.SignedTransaction;
-import io.glassledger.core.txn.TxnDraft;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.TxnDraft;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -42,7 +42,7 @@ class BlockAuditTest {
     /** The operator appends a block of these transactions to its ledger; the auditor audits it. */
     private BlockAudit.Outcome serve(SignedTransaction... txs) {
         ts += 1000;
-        Block theirs = shard.append(List.of(BlockSequencer.spec(ts, List.of(txs)))).get(0);
+        Block theirs = shard.append(List.of(BlockSpec.of(ts, List.of(txs)))).get(0);
         return BlockAudit.replay(auditor, 0, theirs, List.of(txs), k -> true, recent);
     }
 

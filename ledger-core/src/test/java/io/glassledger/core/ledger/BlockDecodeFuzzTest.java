@@ -1,9 +1,10 @@
 package io.glassledger.core.ledger;
 
+import io.glassledger.verify.block.Block;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.glassledger.core.codec.MalformedException;
+import io.glassledger.verify.codec.MalformedException;
 import io.glassledger.core.postree.TreeParams;
 
 /**

@@ -1,14 +1,15 @@
 package io.glassledger.core.ledger;
 
+import io.glassledger.verify.block.BlockSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
 import io.glassledger.core.postree.Node;
-import io.glassledger.core.postree.Mutation;
+import io.glassledger.verify.entry.Mutation;
 import io.glassledger.core.postree.TreeParams;
 import io.glassledger.core.store.InMemoryNodeStore;
 import java.util.ArrayList;
@@ -168,8 +169,8 @@ class DeltaRecordTest {
         Hash base = firstLeaf(l);
         io.glassledger.core.postree.NodeSource src = l.nodes();
         int size = src.node(base).size();
-        java.util.function.Function<Integer, io.glassledger.core.codec.ByteWriter> head = depth ->
-                new io.glassledger.core.codec.ByteWriter().u8(Node.DELTA_TAG).hash(base).u8(depth);
+        java.util.function.Function<Integer, io.glassledger.verify.codec.ByteWriter> head = depth ->
+                new io.glassledger.verify.codec.ByteWriter().u8(Node.DELTA_TAG).hash(base).u8(depth);
         Map<String, byte[]> bad = new java.util.LinkedHashMap<>();
         bad.put("depth 0", head.apply(0).varint(1).varint(0).varint(1).varint(0).toByteArray());
         bad.put("depth over the maximum", head.apply(Node.MAX_DELTA_DEPTH + 1).varint(1).varint(0).varint(1).varint(0)
@@ -180,7 +181,7 @@ class DeltaRecordTest {
         bad.put("empty run", head.apply(1).varint(1).varint(0).varint(0).varint(0).toByteArray());
         bad.put("everything removed", head.apply(1).varint(1).varint(0).varint(size).varint(0).toByteArray());
         io.glassledger.core.postree.LeafNode leaf = (io.glassledger.core.postree.LeafNode) src.node(base);
-        io.glassledger.core.codec.ByteWriter dup = head.apply(1).varint(1).varint(1).varint(0).varint(1);
+        io.glassledger.verify.codec.ByteWriter dup = head.apply(1).varint(1).varint(1).varint(0).varint(1);
         leaf.entry(0).write(dup);
         bad.put("a duplicate key inserted", dup.toByteArray());
         bad.put("trailing bytes", head.apply(1).varint(1).varint(0).varint(1).varint(0).u8(0).toByteArray());

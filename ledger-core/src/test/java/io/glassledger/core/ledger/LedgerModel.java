@@ -1,9 +1,11 @@
 package io.glassledger.core.ledger;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.postree.Mutation;
+import io.glassledger.verify.block.Block;
+import io.glassledger.verify.block.BlockSpec;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.entry.Mutation;
 import io.glassledger.core.postree.TreeParams;
-import io.glassledger.core.proof.Version;
+import io.glassledger.verify.proof.Version;
 import io.glassledger.core.store.NodeStore;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,14 +1,15 @@
 package io.glassledger.core.ledger;
 
+import io.glassledger.verify.block.BlockSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.postree.Mutation;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.entry.Mutation;
 import io.glassledger.core.postree.TreeParams;
-import io.glassledger.core.proof.ProofVerifier;
-import io.glassledger.core.proof.VerificationException;
+import io.glassledger.verify.proof.ProofVerifier;
+import io.glassledger.verify.proof.VerificationException;
 import io.glassledger.core.store.ForwardingNodeStore;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,10 @@
 package io.glassledger.core.ledger;
 
+import io.glassledger.verify.block.BlockSpec;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.postree.Mutation;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.entry.Mutation;
 import io.glassledger.core.postree.TreeParams;
 import io.glassledger.core.store.RocksDbNodeStore;
 import java.lang.management.ManagementFactory;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.postree.Entry;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.entry.Entry;
 import io.glassledger.core.postree.IndexNode;
 import io.glassledger.core.postree.LeafNode;
 import io.glassledger.core.postree.Node;

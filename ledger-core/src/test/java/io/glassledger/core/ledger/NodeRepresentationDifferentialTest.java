@@ -1,13 +1,14 @@
 package io.glassledger.core.ledger;
 
+import io.glassledger.verify.block.BlockSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.postree.Entry;
-import io.glassledger.core.postree.Mutation;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.entry.Mutation;
 import io.glassledger.core.postree.TreeParams;
-import io.glassledger.core.proof.Version;
+import io.glassledger.verify.proof.Version;
 import io.glassledger.core.store.RecordDigestStore;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,11 +1,12 @@
 package io.glassledger.core.postree;
 
+import io.glassledger.verify.entry.Entry;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
 
 /**
  * Node records (FORMAT.md §4.4), full or delta, are read from the store; auditors and proof checkers recompute

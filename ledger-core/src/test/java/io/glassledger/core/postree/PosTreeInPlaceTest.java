@@ -1,9 +1,11 @@
 package io.glassledger.core.postree;
 
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.entry.Mutation;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

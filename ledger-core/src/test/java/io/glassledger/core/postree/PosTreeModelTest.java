@@ -1,11 +1,13 @@
 package io.glassledger.core.postree;
 
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.entry.Mutation;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -1,11 +1,13 @@
 package io.glassledger.core.postree;
 
+import io.glassledger.verify.entry.Separators;
+import io.glassledger.verify.entry.Mutation;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -261,7 +263,7 @@ class PosTreeStructureTest {
             if (i > 0) {
                 Bytes left = src.node(in.child(i - 1)).lastKey(src);
                 Bytes right = src.node(in.child(i)).firstKey(src);
-                assertEquals(Node.shortestSeparator(left, right), in.separator(i),
+                assertEquals(Separators.shortest(left, right), in.separator(i),
                         "separator before child " + i + ", " + where);
             }
         }

@@ -1,9 +1,9 @@
 package io.glassledger.core.store;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.ledger.BlockSpec;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.block.BlockSpec;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.postree.Mutation;
+import io.glassledger.verify.entry.Mutation;
 import io.glassledger.core.postree.TreeParams;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.glassledger.core.store;
 
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.hash.Hash;
 
 /** A store that hands every call to an in-memory store; tests override the calls they watch. */
 public abstract class ForwardingNodeStore implements NodeStore {

@@ -1,6 +1,6 @@
 package io.glassledger.core.store;
 
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.hash.Hash;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,8 +3,8 @@ package io.glassledger.core.store;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.hash.Hashing;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.hash.Hashing;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

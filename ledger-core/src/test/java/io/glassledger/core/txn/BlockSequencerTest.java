@@ -1,10 +1,12 @@
 package io.glassledger.core.txn;
 
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.TxnDraft;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,7 +1,10 @@
 package io.glassledger.core.txn;
 
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.txn.Promise;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.TxnDraft;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;

@@ -1,5 +1,7 @@
 package io.glassledger.core.txn;
 
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.Promise;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -7,11 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.ledger.Block;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.block.Block;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.postree.Entry;
-import io.glassledger.core.postree.Mutation;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.entry.Mutation;
 import io.glassledger.core.postree.TreeParams;
 import io.glassledger.core.store.InMemoryNodeStore;
 import io.glassledger.core.store.RocksDbNodeStore;

@@ -1,6 +1,6 @@
 package io.glassledger.core.txn;
 
-import io.glassledger.core.hash.Hash;
+import io.glassledger.verify.hash.Hash;
 import io.glassledger.core.store.NodeStore;
 import io.glassledger.core.store.StoreBatch;
 import io.glassledger.core.store.StoreException;

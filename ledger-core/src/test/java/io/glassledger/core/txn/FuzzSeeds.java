@@ -1,16 +1,18 @@
 package io.glassledger.core.txn;
 
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.ledger.BlockSpec;
+import io.glassledger.verify.txn.Transaction;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.block.BlockSpec;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.postree.Entry;
-import io.glassledger.core.postree.Mutation;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.entry.Mutation;
 import io.glassledger.core.postree.Node;
 import io.glassledger.core.postree.TreeParams;
-import io.glassledger.core.proof.KeysProof;
+import io.glassledger.verify.proof.KeysProof;
 import io.glassledger.core.store.InMemoryNodeStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,7 @@
 package io.glassledger.core.txn;
 
+import io.glassledger.verify.txn.TxnDraft;
+import io.glassledger.verify.txn.Promise;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,8 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
 import io.glassledger.core.store.StoreException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,11 +1,12 @@
 package io.glassledger.core.txn;
 
+import io.glassledger.verify.txn.SignedTransaction;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.codec.MalformedException;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.codec.MalformedException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.TreeSet;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.glassledger.core.codec.MalformedException;
+import io.glassledger.verify.codec.MalformedException;
 
 /**
  * A replicated shard's log entries (FORMAT.md §15.5) reach every replica from the group's leader, and a replica's

@@ -1,11 +1,13 @@
 package io.glassledger.core.txn;
 
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.Transaction;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.hash.Bytes;
 import java.util.Arrays;
 import java.util.List;
 

@@ -1,5 +1,11 @@
 package io.glassledger.core.txn;
 
+import io.glassledger.verify.txn.Transaction;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.TxnDraft;
+import io.glassledger.verify.txn.Promise;
+import io.glassledger.verify.txn.PromiseVerifier;
+import io.glassledger.verify.txn.BlockProof;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -7,13 +13,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.ledger.Block;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.block.Block;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.proof.VerificationException;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.KeyClaim;
+import io.glassledger.verify.proof.VerificationException;
 import io.glassledger.core.store.InMemoryNodeStore;
 import io.glassledger.core.txn.TxnException.Reason;
 import java.nio.file.Path;
@@ -291,7 +297,7 @@ class TxnEngineTest {
             PromiseVerifier.verify(genesis, p, t.tx(), bp, ao);
             // The proof of another transaction's block, and a digest from another ledger.
             assertThrows(VerificationException.class, () -> PromiseVerifier.verify(genesis, p, u.tx(), bp, ao));
-            Digest foreign = new Digest(0, io.glassledger.core.hash.Hashing.raw(new byte[]{1}));
+            Digest foreign = new Digest(0, io.glassledger.verify.hash.Hashing.raw(new byte[]{1}));
             assertThrows(VerificationException.class, () -> PromiseVerifier.verify(foreign, p, t.tx(), bp, ao));
             byte[] enc = bp.proof().encode();
             for (int i = 0; i < enc.length; i++) {
@@ -300,7 +306,7 @@ class TxnEngineTest {
                 BlockProof tampered;
                 try {
                     tampered = new BlockProof(bp.blockNo(), bp.digest(), bp.claims(),
-                            io.glassledger.core.proof.KeysProof.decode(bad));
+                            io.glassledger.verify.proof.KeysProof.decode(bad));
                 } catch (RuntimeException malformed) {
                     continue;
                 }
@@ -620,7 +626,7 @@ class TxnEngineTest {
             Transaction t0 = txs.get(7).tx();
             Transaction changed = new Transaction(t0.txId(), t0.clientKey(), t0.shard(), t0.participants(),
                     t0.reads(), List.of(t0.writes().get(0),
-                    io.glassledger.core.postree.Mutation.put(b("k7"), b("other"))));
+                    io.glassledger.verify.entry.Mutation.put(b("k7"), b("other"))));
             List<PromiseVerifier.Claim> bad = new ArrayList<>(all);
             bad.set(7, new PromiseVerifier.Claim(promises.get(7), changed));
             assertThrows(VerificationException.class, () -> PromiseVerifier.verifyAll(trusted, bad, bp, ao));
@@ -642,9 +648,9 @@ class TxnEngineTest {
             for (int i = 0; i < enc.length; i++) {
                 byte[] t = enc.clone();
                 t[i] ^= 0x01;
-                io.glassledger.core.proof.KeysProof kp;
+                io.glassledger.verify.proof.KeysProof kp;
                 try {
-                    kp = io.glassledger.core.proof.KeysProof.decode(t);
+                    kp = io.glassledger.verify.proof.KeysProof.decode(t);
                 } catch (RuntimeException rejected) {
                     continue;
                 }

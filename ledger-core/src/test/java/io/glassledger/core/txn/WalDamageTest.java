@@ -1,5 +1,6 @@
 package io.glassledger.core.txn;
 
+import io.glassledger.verify.txn.SignedTransaction;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.hash.Bytes;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -378,7 +379,7 @@ class WalDamageTest {
                 }
                 if (s < segments - 1) {
                     seq.seal(++ts);
-                    w.append(Wal.SEAL, new io.glassledger.core.codec.ByteWriter(8).u64(ts).toByteArray());
+                    w.append(Wal.SEAL, new io.glassledger.verify.codec.ByteWriter(8).u64(ts).toByteArray());
                     w.flush();
                 }
                 out.add(part);

@@ -3,7 +3,7 @@ package io.glassledger.core.txn;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.glassledger.core.LedgerException;
+import io.glassledger.verify.LedgerException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

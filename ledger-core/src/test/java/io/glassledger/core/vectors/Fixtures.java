@@ -1,10 +1,10 @@
 package io.glassledger.core.vectors;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.ledger.BlockSpec;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.block.BlockSpec;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.postree.Entry;
-import io.glassledger.core.postree.Mutation;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.entry.Mutation;
 import io.glassledger.core.postree.TreeParams;
 import io.glassledger.core.store.InMemoryNodeStore;
 import java.util.ArrayList;

@@ -6,23 +6,23 @@ import static io.glassledger.core.vectors.KeysVectors.override;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.hash.Hashing;
-import io.glassledger.core.ledger.Block;
-import io.glassledger.core.ledger.BlockSpec;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.hash.Hashing;
+import io.glassledger.verify.block.Block;
+import io.glassledger.verify.block.BlockSpec;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.postree.Entry;
+import io.glassledger.verify.entry.Entry;
 import io.glassledger.core.postree.LeafNode;
-import io.glassledger.core.postree.Mutation;
+import io.glassledger.verify.entry.Mutation;
 import io.glassledger.core.postree.Node;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.AppendOnlyProof;
-import io.glassledger.core.proof.HistoryProof;
-import io.glassledger.core.proof.KeysProof;
-import io.glassledger.core.proof.LowerProof;
-import io.glassledger.core.proof.Version;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.AppendOnlyProof;
+import io.glassledger.verify.proof.HistoryProof;
+import io.glassledger.verify.proof.KeysProof;
+import io.glassledger.verify.proof.LowerProof;
+import io.glassledger.verify.proof.Version;
 import io.glassledger.core.store.InMemoryNodeStore;
 import java.util.ArrayList;
 import java.util.List;
@@ -542,6 +542,6 @@ final class HistoryAppendVectors {
             return d.get(0);
         }
         int k = Integer.highestOneBit(d.size() - 1);
-        return io.glassledger.core.hash.Hashing.upperInner(mth(d.subList(0, k)), mth(d.subList(k, d.size())));
+        return io.glassledger.verify.hash.Hashing.upperInner(mth(d.subList(0, k)), mth(d.subList(k, d.size())));
     }
 }

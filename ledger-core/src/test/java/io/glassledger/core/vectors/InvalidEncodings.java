@@ -2,10 +2,10 @@ package io.glassledger.core.vectors;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.postree.Entry;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.entry.Entry;
 import io.glassledger.core.postree.IndexNode;
 import io.glassledger.core.postree.Node;
 import io.glassledger.core.postree.TreeParams;
@@ -47,7 +47,7 @@ final class InvalidEncodings {
         try {
             TreeParams.decode(Json.unhex(hex));
             throw new IllegalStateException("tree params " + name + " decode");
-        } catch (io.glassledger.core.codec.MalformedException expected) {
+        } catch (io.glassledger.verify.codec.MalformedException expected) {
             ObjectNode o = a.addObject();
             o.put("name", name);
             o.put("encoding", hex);
@@ -146,7 +146,7 @@ final class InvalidEncodings {
         try {
             Node.decode(enc);
             throw new IllegalStateException("invalid node " + name + " decodes");
-        } catch (io.glassledger.core.codec.MalformedException expected) {
+        } catch (io.glassledger.verify.codec.MalformedException expected) {
             ObjectNode o = a.addObject();
             o.put("name", name);
             o.put("encoding", Json.hex(enc));

@@ -2,16 +2,16 @@ package io.glassledger.core.vectors;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.hash.Hashing;
-import io.glassledger.core.ledger.Block;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.hash.Hashing;
+import io.glassledger.verify.block.Block;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.postree.Entry;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.KeysProof;
-import io.glassledger.core.proof.LowerProof;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.KeysProof;
+import io.glassledger.verify.proof.LowerProof;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -639,7 +639,7 @@ final class KeysVectors {
                 o.putNull(field);
             } else if (v instanceof Bytes bb) {
                 o.put(field, bb.hex());
-            } else if (v instanceof io.glassledger.core.proof.Digest dg) {
+            } else if (v instanceof io.glassledger.verify.proof.Digest dg) {
                 o.set(field, Json.digest(dg));
             } else {
                 o.put(field, (String) v);

@@ -2,12 +2,12 @@ package io.glassledger.core.vectors;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.hash.Hashing;
-import io.glassledger.core.ledger.Block;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.hash.Hashing;
+import io.glassledger.verify.block.Block;
 import io.glassledger.core.ledger.Ledger;
 import io.glassledger.core.postree.Node;
 import io.glassledger.core.postree.PosTree;

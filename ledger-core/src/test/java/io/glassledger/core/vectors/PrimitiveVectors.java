@@ -1,13 +1,14 @@
 package io.glassledger.core.vectors;
 
+import io.glassledger.verify.entry.Separators;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.hash.Hashing;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.hash.Hashing;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.postree.Entry;
+import io.glassledger.verify.entry.Entry;
 import io.glassledger.core.postree.IndexNode;
 import io.glassledger.core.postree.LeafNode;
 import io.glassledger.core.postree.Node;
@@ -246,9 +247,9 @@ final class PrimitiveVectors {
 
     private static void badVarint(ArrayNode a, String hex, String why) {
         try {
-            new io.glassledger.core.codec.ByteReader(Json.unhex(hex)).varint();
+            new io.glassledger.verify.codec.ByteReader(Json.unhex(hex)).varint();
             throw new IllegalStateException("varint " + hex + " decodes");
-        } catch (io.glassledger.core.codec.MalformedException expected) {
+        } catch (io.glassledger.verify.codec.MalformedException expected) {
             ObjectNode o = a.addObject();
             o.put("encoding", hex);
             o.put("why", why);
@@ -259,7 +260,7 @@ final class PrimitiveVectors {
         ObjectNode o = a.addObject();
         o.put("left", left.hex());
         o.put("right", right.hex());
-        o.put("separator", Node.shortestSeparator(left, right).hex());
+        o.put("separator", Separators.shortest(left, right).hex());
     }
 
     static ObjectNode treeParams(TreeParams p) {

@@ -1,14 +1,14 @@
 package io.glassledger.core.vectors;
 
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.proof.KeysProof;
-import io.glassledger.core.proof.LowerProof;
-import io.glassledger.core.proof.LowerProof.Boundary;
-import io.glassledger.core.proof.LowerProof.Inner;
-import io.glassledger.core.proof.LowerProof.Leaf;
-import io.glassledger.core.proof.LowerProof.Part;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.proof.KeysProof;
+import io.glassledger.verify.proof.LowerProof;
+import io.glassledger.verify.proof.LowerProof.Boundary;
+import io.glassledger.verify.proof.LowerProof.Inner;
+import io.glassledger.verify.proof.LowerProof.Leaf;
+import io.glassledger.verify.proof.LowerProof.Part;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -440,13 +440,13 @@ final class Tamper {
         Hash r = leaf;
         for (Hash c : path) {
             if ((fn & 1) == 1 || fn == sn) {
-                r = io.glassledger.core.hash.Hashing.upperInner(c, r);
+                r = io.glassledger.verify.hash.Hashing.upperInner(c, r);
                 while ((fn & 1) == 0 && fn != 0) {
                     fn >>= 1;
                     sn >>= 1;
                 }
             } else {
-                r = io.glassledger.core.hash.Hashing.upperInner(r, c);
+                r = io.glassledger.verify.hash.Hashing.upperInner(r, c);
             }
             fn >>= 1;
             sn >>= 1;

@@ -1,9 +1,9 @@
 package io.glassledger.core.vectors;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
 import java.util.ArrayList;
 import java.util.List;
 

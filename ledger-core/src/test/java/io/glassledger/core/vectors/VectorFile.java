@@ -93,7 +93,7 @@ final class VectorFile {
 
         /** {@link #invalid}, and the verifier's message must contain {@code reason}: the mutation fails for it. */
         Case invalidBecause(String mutation, String why, ObjectNode overrides, String reason) {
-            io.glassledger.core.proof.VerificationException e =
+            io.glassledger.verify.proof.VerificationException e =
                     VectorVerifier.rejection(verifier, Json.merge(input, overrides));
             if (e == null || !e.getMessage().contains(reason)) {
                 throw new IllegalStateException(fileName + " " + name + " / " + mutation + ": expected a rejection for \""

@@ -1,5 +1,7 @@
 package io.glassledger.core.vectors;
 
+import io.glassledger.verify.entry.Separators;
+import io.glassledger.verify.format.Format;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,21 +10,21 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.glassledger.core.codec.ByteReader;
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.hash.Hash;
-import io.glassledger.core.hash.Hashing;
-import io.glassledger.core.ledger.Block;
+import io.glassledger.verify.codec.ByteReader;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.hash.Hashing;
+import io.glassledger.verify.block.Block;
 import io.glassledger.core.ledger.Ledger;
-import io.glassledger.core.postree.Entry;
+import io.glassledger.verify.entry.Entry;
 import io.glassledger.core.postree.Node;
 import io.glassledger.core.postree.NodeSource;
 import io.glassledger.core.postree.PosTree;
 import io.glassledger.core.postree.TreeParams;
-import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.proof.LowerProof;
+import io.glassledger.verify.proof.KeyClaim;
+import io.glassledger.verify.proof.LowerProof;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -234,7 +236,7 @@ class VectorTest {
                 assertEquals(b.get("upperRoot").asText(), upper.hex(), name + " block " + n);
                 assertEquals(b.get("digest").asText(), Hashing.digest(n, block.lowerRoot(), upper, block.bodyHash()).hex());
                 if (n == 0) {
-                    assertEquals(Ledger.FORMAT, block.meta().get("format").utf8String());
+                    assertEquals(Format.ID, block.meta().get("format").utf8String());
                     assertEquals("SHA-256", block.meta().get("hash").utf8String());
                     assertEquals(params(l.get("params")), Ledger.genesisParams(block));
                 }
@@ -264,7 +266,7 @@ class VectorTest {
         }
         for (JsonNode v : p.get("separators")) {
             assertEquals(v.get("separator").asText(),
-                    Node.shortestSeparator(Json.bytes(v.get("left")), Json.bytes(v.get("right"))).hex());
+                    Separators.shortest(Json.bytes(v.get("left")), Json.bytes(v.get("right"))).hex());
         }
         for (JsonNode v : p.get("treeParams")) {
             TreeParams tp = params(v);

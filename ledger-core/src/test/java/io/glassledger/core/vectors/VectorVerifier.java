@@ -1,16 +1,16 @@
 package io.glassledger.core.vectors;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.proof.AppendOnlyProof;
-import io.glassledger.core.proof.HistoryProof;
-import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.proof.KeysProof;
-import io.glassledger.core.proof.ProofVerifier;
-import io.glassledger.core.proof.SignedHead;
-import io.glassledger.core.proof.VerificationException;
-import io.glassledger.core.proof.Version;
-import io.glassledger.core.txn.SignedTransaction;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.proof.AppendOnlyProof;
+import io.glassledger.verify.proof.HistoryProof;
+import io.glassledger.verify.proof.KeyClaim;
+import io.glassledger.verify.proof.KeysProof;
+import io.glassledger.verify.proof.ProofVerifier;
+import io.glassledger.verify.proof.SignedHead;
+import io.glassledger.verify.proof.VerificationException;
+import io.glassledger.verify.proof.Version;
+import io.glassledger.verify.txn.SignedTransaction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;

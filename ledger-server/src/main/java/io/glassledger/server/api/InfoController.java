@@ -1,5 +1,6 @@
 package io.glassledger.server.api;
 
+import io.glassledger.verify.format.Format;
 import io.glassledger.server.auth.Allow;
 import io.glassledger.server.auth.Role;
 import io.glassledger.api.Dto;
@@ -17,7 +18,7 @@ class InfoController {
     private final Shard shard;
     private final Requests requests;
 
-    private final io.glassledger.core.shard.ShardMap map;
+    private final io.glassledger.verify.shard.ShardMap map;
     private final long persistIntervalMillis;
 
     private final io.glassledger.server.directory.Directory directory;
@@ -35,7 +36,7 @@ class InfoController {
     @GetMapping("/info")
     Dto.ServerInfo info() {
         var l = requests.limits();
-        return new Dto.ServerInfo(shard.number(), shard.serverKey().publicKey().hex(), Ledger.FORMAT,
+        return new Dto.ServerInfo(shard.number(), shard.serverKey().publicKey().hex(), Format.ID,
                 System.currentTimeMillis(), l.maxKeyBytes(), l.maxValueBytes(), l.maxTransactionBytes(),
                 l.maxKeysPerRequest(), map.shards(), map.version(), persistIntervalMillis, l.maxResponseBytes(),
                 l.maxProofItems());

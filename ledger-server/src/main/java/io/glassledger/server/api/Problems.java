@@ -1,7 +1,7 @@
 package io.glassledger.server.api;
 
-import io.glassledger.core.LedgerException;
-import io.glassledger.core.codec.MalformedException;
+import io.glassledger.verify.LedgerException;
+import io.glassledger.verify.codec.MalformedException;
 import io.glassledger.core.ledger.ProofTooLargeException;
 import io.glassledger.core.txn.TxnException;
 import io.glassledger.server.auth.AuthStore;

@@ -4,12 +4,12 @@ import io.glassledger.server.auth.Allow;
 import io.glassledger.server.auth.Role;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.hash.Bytes;
 import io.glassledger.core.ledger.ByteBudget;
-import io.glassledger.core.proof.AppendOnlyProof;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.KeyClaim;
-import io.glassledger.core.txn.BlockProof;
+import io.glassledger.verify.proof.AppendOnlyProof;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.KeyClaim;
+import io.glassledger.verify.txn.BlockProof;
 import io.glassledger.core.txn.ProofResult;
 import io.glassledger.core.txn.TxnEngine;
 import io.glassledger.server.shard.Shard;
@@ -218,7 +218,7 @@ class ProofController {
                             proofs.add(dto(ready.proof(), enc, false, lease));
                             digests.put(ready.proof().digest().blockNo(), ready.proof().digest());
                         } else {
-                            proofs.add(Dtos.pending(((ProofResult.Pending) r).blockNo()));
+                            proofs.add(Wire.pendingProof(((ProofResult.Pending) r).blockNo()));
                         }
                     }
                     List<Dto.AppendOnlyProofDto> ao = new ArrayList<>();
@@ -238,7 +238,7 @@ class ProofController {
             return dto(ready.proof(), encode(ready.proof()), signed, lease);
         }
         lease.charge(ResponseBudget.FIELD_BYTES, "ask for fewer items");
-        return Dtos.pending(((ProofResult.Pending) r).blockNo());
+        return Wire.pendingProof(((ProofResult.Pending) r).blockNo());
     }
 
     /** The proof's encoding: within the engine's byte budget, which charged its parts as it collected them. */
@@ -256,6 +256,6 @@ class ProofController {
                     + (c.value() == null ? 0 : ResponseBudget.base64(c.value().length()));
         }
         lease.charge(bytes, "ask for fewer keys or items");
-        return Dtos.proof(bp, proof, signed ? shard.signedHead(bp.digest()) : null);
+        return Wire.keysProof(bp, proof, signed ? shard.signedHead(bp.digest()) : null);
     }
 }

@@ -1,8 +1,8 @@
 package io.glassledger.server.api;
 
 import io.glassledger.api.Wire;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.shard.ShardMap;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.shard.ShardMap;
 import io.glassledger.server.LedgerProperties;
 import java.util.List;
 import org.springframework.http.HttpStatusCode;

@@ -4,11 +4,11 @@ import io.glassledger.server.auth.Allow;
 import io.glassledger.server.auth.Role;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.postree.Entry;
-import io.glassledger.core.postree.Mutation;
-import io.glassledger.core.txn.SignedTransaction;
-import io.glassledger.core.txn.Transaction;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.entry.Mutation;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.txn.Transaction;
 import io.glassledger.core.txn.TxState;
 import io.glassledger.core.txn.TxnEngine;
 import io.glassledger.server.auth.AuthStore;
@@ -105,7 +105,7 @@ class TxController {
         return Mono.fromFuture(shard.engine().commit(stx, wait))
                 .doOnSuccess(p -> metrics.committed(stx.tx().writes().size(), System.nanoTime() - t0))
                 .doOnError(metrics::refused)
-                .map(Dtos::promise);
+                .map(Wire::promise);
     }
 
     @Allow({Role.CLIENT, Role.ADMIN})
@@ -122,7 +122,7 @@ class TxController {
     Mono<Dto.PromiseDto> decideCommit(@PathVariable String txId, ServerWebExchange exchange) {
         Principal caller = Principal.of(exchange);
         Bytes id = owned(txId, caller);
-        return Mono.fromFuture(() -> participant.commit(id, caller.role() == Role.ADMIN)).map(Dtos::promise);
+        return Mono.fromFuture(() -> participant.commit(id, caller.role() == Role.ADMIN)).map(Wire::promise);
     }
 
     @Allow({Role.CLIENT, Role.ADMIN})
@@ -154,7 +154,7 @@ class TxController {
         return Mono.fromFuture(shard::confirmLeader).then(Mono.defer(() -> Mono.fromFuture(shard.engine()
                 .statusDetail(id)))).map(s -> new Dto.TxStateDto(id.hex(),
                 s.state().name(), s.state() == TxState.COMMITTED && s.block() > 0
-                        ? Dtos.promise(new io.glassledger.core.txn.Promise(id, shard.number(), s.block(), s.served()))
+                        ? Wire.promise(new io.glassledger.verify.txn.Promise(id, shard.number(), s.block(), s.served()))
                         : null));
     }
 

@@ -2,8 +2,8 @@ package io.glassledger.server.auth;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.glassledger.core.crypto.Ed25519;
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.crypto.Ed25519;
+import io.glassledger.verify.hash.Bytes;
 import io.glassledger.server.LedgerProperties;
 import io.glassledger.api.PrivateFiles;
 import java.io.IOException;

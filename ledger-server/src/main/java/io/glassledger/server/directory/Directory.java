@@ -123,7 +123,7 @@ public class Directory implements AutoCloseable {
                 try {
                     DirectoryEntry.decode(data.toByteArray(), cluster.peerKey());
                     return null;
-                } catch (io.glassledger.core.codec.MalformedException e) {
+                } catch (io.glassledger.verify.codec.MalformedException e) {
                     return e.getMessage();
                 }
             });
@@ -237,7 +237,7 @@ public class Directory implements AutoCloseable {
         List<DirectoryEntry.Change> changes = new ArrayList<>();
         auth.keyEntries().forEach((h, e) -> changes.add(new DirectoryEntry.ApiKey(h, e.clientId(), e.role())));
         auth.clientEntries().forEach((id, hex) -> changes.add(new DirectoryEntry.ClientKey(id,
-                io.glassledger.core.hash.Bytes.fromHex(hex))));
+                io.glassledger.verify.hash.Bytes.fromHex(hex))));
         for (int n = 0; n < cluster.peers().size(); n++) {
             changes.add(new DirectoryEntry.ShardReplicas(n, cluster.peer(n).stream().map(URI::toString).toList()));
         }

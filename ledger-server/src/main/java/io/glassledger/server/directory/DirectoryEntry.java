@@ -1,10 +1,10 @@
 package io.glassledger.server.directory;
 
-import io.glassledger.core.codec.ByteReader;
-import io.glassledger.core.codec.ByteWriter;
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.crypto.Ed25519;
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.codec.ByteReader;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.crypto.Ed25519;
+import io.glassledger.verify.hash.Bytes;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;

@@ -3,7 +3,7 @@ package io.glassledger.server.directory;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.glassledger.api.PrivateFiles;
-import io.glassledger.core.codec.MalformedException;
+import io.glassledger.verify.codec.MalformedException;
 import io.glassledger.server.auth.AuthStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

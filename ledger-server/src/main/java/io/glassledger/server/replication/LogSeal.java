@@ -1,7 +1,7 @@
 package io.glassledger.server.replication;
 
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.crypto.SigningKey;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;

@@ -88,7 +88,7 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
                     try {
                         seal.open(data.toByteArray());
                         return null;
-                    } catch (io.glassledger.core.codec.MalformedException e) {
+                    } catch (io.glassledger.verify.codec.MalformedException e) {
                         return e.getMessage();
                     }
                 });

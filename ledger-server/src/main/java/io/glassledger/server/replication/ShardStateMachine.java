@@ -1,7 +1,7 @@
 package io.glassledger.server.replication;
 
-import io.glassledger.core.LedgerException;
-import io.glassledger.core.codec.MalformedException;
+import io.glassledger.verify.LedgerException;
+import io.glassledger.verify.codec.MalformedException;
 import io.glassledger.core.txn.LogEntryCheck;
 import io.glassledger.core.txn.EngineConfig;
 import io.glassledger.core.txn.ReplicatedLog;

@@ -1,8 +1,8 @@
 package io.glassledger.server.shard;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.txn.Promise;
-import io.glassledger.core.txn.SignedTransaction;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.txn.Promise;
+import io.glassledger.verify.txn.SignedTransaction;
 import io.glassledger.core.txn.TxState;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.glassledger.api.Dto;
 import io.glassledger.api.PinnedTrustManager;
 import io.glassledger.api.Wire;
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.hash.Bytes;
 import io.glassledger.core.txn.TxState;
 import io.glassledger.server.LedgerProperties;
 import java.io.IOException;

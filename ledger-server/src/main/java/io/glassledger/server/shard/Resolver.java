@@ -1,7 +1,7 @@
 package io.glassledger.server.shard;
 
-import io.glassledger.core.hash.Bytes;
-import io.glassledger.core.txn.Transaction;
+import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.txn.Transaction;
 import io.glassledger.core.txn.TxState;
 import io.glassledger.core.txn.TxnEngine;
 import io.glassledger.core.txn.TxnException;

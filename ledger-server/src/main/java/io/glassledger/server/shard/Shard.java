@@ -1,9 +1,9 @@
 package io.glassledger.server.shard;
 
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.ledger.Block;
-import io.glassledger.core.proof.Digest;
-import io.glassledger.core.proof.SignedHead;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.block.Block;
+import io.glassledger.verify.proof.Digest;
+import io.glassledger.verify.proof.SignedHead;
 import io.glassledger.core.txn.EngineConfig;
 import io.glassledger.core.txn.TxnEngine;
 import io.glassledger.server.LedgerProperties;

@@ -12,8 +12,8 @@ import io.glassledger.client.CommitPromise;
 import io.glassledger.client.GlassLedgerClient;
 import io.glassledger.client.GlassLedgerException;
 import io.glassledger.client.Txn;
-import io.glassledger.core.crypto.SigningKey;
-import io.glassledger.core.hash.Bytes;
+import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.verify.hash.Bytes;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -551,7 +551,7 @@ class ClusterIT {
 
     /** An account key held by {@code shard} (a latest read of another shard's key is refused as wrong_shard). */
     private static Bytes leaderProbeKey(int shard) {
-        io.glassledger.core.shard.ShardMap map = new io.glassledger.core.shard.ShardMap(1, SHARDS);
+        io.glassledger.verify.shard.ShardMap map = new io.glassledger.verify.shard.ShardMap(1, SHARDS);
         for (int i = 0; i < ACCOUNTS; i++) {
             if (map.shardOf(account(i)) == shard) {
                 return account(i);

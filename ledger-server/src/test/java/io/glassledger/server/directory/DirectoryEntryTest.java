@@ -3,8 +3,8 @@ package io.glassledger.server.directory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.crypto.SigningKey;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.glassledger.core.codec.MalformedException;
-import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.crypto.SigningKey;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;

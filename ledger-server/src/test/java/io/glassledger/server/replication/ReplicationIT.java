@@ -9,7 +9,7 @@ import io.glassledger.client.CommitPromise;
 import io.glassledger.client.GlassLedgerClient;
 import io.glassledger.client.GlassLedgerException;
 import io.glassledger.client.IntegrityViolation;
-import io.glassledger.core.crypto.SigningKey;
+import io.glassledger.verify.crypto.SigningKey;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

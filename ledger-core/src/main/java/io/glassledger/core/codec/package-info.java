@@ -1,2 +1,0 @@
-/** Strict canonical byte encoding: writer, bounds-checked reader, and the malformed-input exception. Pure. */
-package io.glassledger.core.codec;

@@ -1,2 +1,0 @@
-/** Ed25519 signatures (RFC 8032) over Bouncy Castle's constant-time implementation. */
-package io.glassledger.core.crypto;
