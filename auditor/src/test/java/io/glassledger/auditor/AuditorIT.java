@@ -16,7 +16,6 @@ import io.glassledger.verify.crypto.SigningKey;
 import io.glassledger.verify.hash.Bytes;
 import io.glassledger.verify.txn.SignedTransaction;
 import io.glassledger.verify.txn.TxnDraft;
-import io.glassledger.core.txn.TxnEngine;
 import io.glassledger.verify.hash.Hash;
 import io.glassledger.verify.block.Block;
 import java.io.IOException;
@@ -402,7 +401,7 @@ class AuditorIT {
             for (long n = ledger.head().block().number(); n >= 1; n--) {
                 Bytes rec = ledger.blockTransactions(n);
                 for (SignedTransaction stx : rec == null ? List.<SignedTransaction>of()
-                        : TxnEngine.decodeTransactions(rec)) {
+                        : SignedTransaction.decodeList(rec)) {
                     if (stx.tx().writes().stream().anyMatch(m -> m.key().equals(balanceKey)
                             && Bytes.utf8("100").equals(m.value()))) {
                         return stx;

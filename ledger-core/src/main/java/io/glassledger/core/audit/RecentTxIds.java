@@ -5,7 +5,6 @@ import io.glassledger.verify.block.Block;
 import io.glassledger.core.ledger.Ledger;
 import io.glassledger.verify.txn.SignedTransaction;
 import io.glassledger.verify.txn.Transaction;
-import io.glassledger.core.txn.TxnEngine;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -89,7 +88,7 @@ public final class RecentTxIds {
             if (rec == null) {
                 continue;
             }
-            List<Bytes> ids = TxnEngine.decodeTransactions(rec).stream().map(SignedTransaction::txId).toList();
+            List<Bytes> ids = SignedTransaction.decodeList(rec).stream().map(SignedTransaction::txId).toList();
             r.add(n, own.block(n).timestamp(), ids);
         }
         return r;

@@ -1,5 +1,6 @@
 package io.glassledger.verify.codec;
 
+import io.glassledger.verify.txn.SignedTransaction;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,7 +10,6 @@ import io.glassledger.core.postree.Node;
 import io.glassledger.verify.proof.AppendOnlyProof;
 import io.glassledger.verify.proof.HistoryProof;
 import io.glassledger.verify.txn.Transaction;
-import io.glassledger.core.txn.TxnEngine;
 import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -69,7 +69,7 @@ class DeclaredCountTest {
 
     @Test
     void blockTransactions_declaringTwoToThe24Records_refused() {
-        refusedCheaply(concat(varint(1 << 24), new byte[4]), b -> TxnEngine.decodeTransactions(Bytes.wrap(b)));
+        refusedCheaply(concat(varint(1 << 24), new byte[4]), b -> SignedTransaction.decodeList(Bytes.wrap(b)));
     }
 
     @Test

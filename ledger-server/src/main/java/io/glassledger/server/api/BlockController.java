@@ -40,7 +40,7 @@ class BlockController {
             lease.chargeInFlight(2048 + ResponseBudget.base64(b.encode().length)
                     + (txs == null ? 0 : ResponseBudget.base64(txs.length()) + txs.length() / 32));
             List<String> records = txs == null ? List.of()
-                    : TxnEngine.decodeTransactions(txs).stream().map(SignedTransaction::record).map(Wire::b64).toList();
+                    : SignedTransaction.decodeList(txs).stream().map(SignedTransaction::record).map(Wire::b64).toList();
             return new Dto.BlockDto(n, b.timestamp(), b.hash().hex(), b.lowerRoot().hex(), Wire.b64(b.encode()),
                     records, Wire.digest(e.digest(n)), e.ledger().upperRoot(n).hex());
         }).subscribeOn(shard.reads());

@@ -2,7 +2,6 @@ package io.glassledger.verify.block;
 
 import io.glassledger.verify.hash.Bytes;
 import io.glassledger.verify.entry.Mutation;
-import io.glassledger.verify.codec.ByteWriter;
 import io.glassledger.verify.txn.SignedTransaction;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,22 +28,10 @@ public record BlockSpec(long timestamp, List<Bytes> txIds, List<Mutation> writes
     public static BlockSpec of(long timestamp, List<SignedTransaction> txs) {
         List<Bytes> ids = new ArrayList<>(txs.size());
         List<Mutation> writes = new ArrayList<>();
-        int bytes = 8;
         for (SignedTransaction s : txs) {
             ids.add(s.txId());
             writes.addAll(s.tx().writes());
-            bytes += s.size() + 5;
         }
-        return new BlockSpec(timestamp, ids, writes, Bytes.wrap(transactionsRecord(txs, bytes)));
-    }
-
-    /** {@code varint n || n × (varint len || signed transaction record)} (FORMAT.md §14.3). */
-    private static byte[] transactionsRecord(List<SignedTransaction> txs, int sizeHint) {
-        ByteWriter w = new ByteWriter(sizeHint);
-        w.varint(txs.size());
-        for (SignedTransaction s : txs) {
-            w.lengthPrefixed(s.recordUnsafe());
-        }
-        return w.toByteArray();
+        return new BlockSpec(timestamp, ids, writes, Bytes.wrap(SignedTransaction.encodeList(txs)));
     }
 }

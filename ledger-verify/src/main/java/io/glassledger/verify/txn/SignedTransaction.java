@@ -7,7 +7,9 @@ import io.glassledger.verify.crypto.Ed25519;
 import io.glassledger.verify.crypto.SigningKey;
 import io.glassledger.verify.format.FormatRule;
 import io.glassledger.verify.hash.Bytes;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * A transaction with its client's Ed25519 signature over {@code "GLTX" || encoding} (FORMAT.md §14). The record
@@ -102,5 +104,31 @@ public final class SignedTransaction {
     public String toString() {
         return "SignedTransaction[" + tx.txId().hex() + ", " + tx.reads().size() + " reads, " + tx.writes().size()
                 + " writes]";
+    }
+
+    /** A block's signed-transaction record (FORMAT.md §14.3): {@code varint n || n × (varint len || record)}. */
+    public static byte[] encodeList(List<SignedTransaction> txs) {
+        int size = 8;
+        for (SignedTransaction s : txs) {
+            size += s.size() + 5;
+        }
+        ByteWriter w = new ByteWriter(size);
+        w.varint(txs.size());
+        for (SignedTransaction s : txs) {
+            w.lengthPrefixed(s.record);
+        }
+        return w.toByteArray();
+    }
+
+    /** Decodes a block's signed-transaction record (FORMAT.md §14.3), the inverse of {@link #encodeList}. */
+    public static List<SignedTransaction> decodeList(Bytes record) {
+        ByteReader r = new ByteReader(record.unsafeArray());
+        int n = r.count(1 << 24, 1);
+        List<SignedTransaction> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(decode(r.lengthPrefixed(MAX_RECORD_BYTES)));
+        }
+        r.expectEnd();
+        return out;
     }
 }

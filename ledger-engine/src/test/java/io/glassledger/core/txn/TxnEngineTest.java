@@ -340,7 +340,7 @@ class TxnEngineTest {
         Ledger replica = Ledger.openOrCreate(new InMemoryNodeStore(), io.glassledger.core.postree.TreeParams.DEFAULT,
                 genesisTs);
         for (int i = 0; i < blocks.size(); i++) {
-            List<SignedTransaction> txs = TxnEngine.decodeTransactions(records.get(i));
+            List<SignedTransaction> txs = SignedTransaction.decodeList(records.get(i));
             Block original = blocks.get(i);
             BlockSequencer s = new BlockSequencer(original.number());
             txs.forEach(tx -> assertEquals(original.number(), s.assign(tx)));

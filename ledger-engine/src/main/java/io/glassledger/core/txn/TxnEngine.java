@@ -5,7 +5,6 @@ import io.glassledger.verify.txn.SignedTransaction;
 import io.glassledger.verify.txn.Promise;
 import io.glassledger.verify.txn.BlockProof;
 import io.glassledger.verify.LedgerException;
-import io.glassledger.verify.codec.ByteReader;
 import io.glassledger.verify.hash.Bytes;
 import io.glassledger.core.ledger.ByteBudget;
 import io.glassledger.core.ledger.Ledger;
@@ -510,19 +509,7 @@ public final class TxnEngine implements AutoCloseable {
     /** The signed transactions of a persisted block, in the order they were committed. */
     public List<SignedTransaction> blockTransactions(long blockNo) {
         Bytes rec = ledger.blockTransactions(blockNo);
-        return rec == null ? List.of() : decodeTransactions(rec);
-    }
-
-    /** Decodes a block's signed-transaction record (FORMAT.md §14.3). */
-    public static List<SignedTransaction> decodeTransactions(Bytes record) {
-        ByteReader r = new ByteReader(record.unsafeArray());
-        int n = r.count(1 << 24, 1);
-        List<SignedTransaction> out = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            out.add(SignedTransaction.decode(r.lengthPrefixed(SignedTransaction.MAX_RECORD_BYTES)));
-        }
-        r.expectEnd();
-        return out;
+        return rec == null ? List.of() : SignedTransaction.decodeList(rec);
     }
 
     /** The client key that signed a transaction prepared here and not yet decided. */

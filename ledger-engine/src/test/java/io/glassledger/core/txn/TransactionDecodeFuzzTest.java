@@ -35,7 +35,7 @@ class TransactionDecodeFuzzTest {
             // the documented failure
         }
         try {
-            List<SignedTransaction> txs = TxnEngine.decodeTransactions(Bytes.wrap(data));
+            List<SignedTransaction> txs = SignedTransaction.decodeList(Bytes.wrap(data));
             ByteWriter w = new ByteWriter().varint(txs.size());
             txs.forEach(t -> w.lengthPrefixed(t.record()));
             assertArrayEquals(data, w.toByteArray(), "a block's transaction list has one encoding");

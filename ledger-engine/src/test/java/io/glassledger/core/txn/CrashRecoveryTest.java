@@ -415,7 +415,7 @@ class CrashRecoveryTest {
         for (long n = 1; n <= head; n++) {
             Block original = l.block(n);
             assertEquals(m.blocks.get(n), original, ctx);
-            List<SignedTransaction> txs = TxnEngine.decodeTransactions(l.blockTransactions(n));
+            List<SignedTransaction> txs = SignedTransaction.decodeList(l.blockTransactions(n));
             BlockSequencer s = new BlockSequencer(n);
             for (SignedTransaction tx : txs) {
                 assertEquals(n, s.assign(tx), "tx " + tx.txId().hex() + " does not fit its block " + n + "; " + ctx);
