@@ -58,12 +58,14 @@ public final class FailoverBenchmark {
                    boolean loadDuringStarts, Path dir, Path launcher, boolean quick) {
         static Options parse(String[] args) {
             boolean quick = List.of(args).contains("--quick");
-            List<Layout> layouts = List.of(new Layout(1), new Layout(2));
+            // --quick, the CI smoke: 2x3 only. Its load has single-shard transactions (70%) beside the cross-shard
+            // ones, so a 1x3 cluster's run would go through no path this one does not.
+            List<Layout> layouts = quick ? List.of(new Layout(2)) : List.of(new Layout(1), new Layout(2));
             Integer faults = null;
             long seed = new java.security.SecureRandom().nextLong();
             int writers = quick ? 6 : 12;
             double quorumDown = quick ? 5 : 60;
-            double warmup = 10;
+            double warmup = quick ? 5 : 10;
             boolean loadDuringStarts = false;
             Path dir = Path.of(System.getProperty("glassledger.bench.dir", "benchmark/work/failover"));
             Path launcher = Path.of(System.getProperty("glassledger.launcher", "glassledger"));
@@ -101,8 +103,9 @@ public final class FailoverBenchmark {
                                   the kills, elections and catch-up (--load-during-starts: not at all).
                                   At the end: every acknowledged promise verified, every acknowledged write read back
                                   (verified reads); no integrity violation may be reported. Exit 1 otherwise.
-                                  Default: 16 faults per layout (all kinds first, then at random); --quick (the CI
-                                  smoke): 1x3 with 4 faults, 2x3 with 3 (with cross-shard transactions).""");
+                                  Default: 1x3 and 2x3, 16 faults per layout (all kinds first, then at random),
+                                  10 s of warm-up; --quick (the CI smoke): 2x3 (with cross-shard transactions)
+                                  with 3 faults, leader_after_sign, leader_after_return and quorum_down, after 5 s.""");
                         System.exit(0);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + args[i]);
@@ -116,16 +119,19 @@ public final class FailoverBenchmark {
                     quick);
         }
 
-        /** The kinds injected first, in a random order: in a quick run, a fixed few per layout; else all five. */
+        /**
+         * The kinds injected first, in a random order: all five; in a quick run the three that take every path of
+         * the other two as well. leader_after_sign: a leader killed with promises not yet proven (the false
+         * accusation the run exists to rule out); leader_after_return: a follower killed and restarted (the whole
+         * of {@code follower}), caught up, then the leader; quorum_down: two members killed and restarted (the
+         * whole of {@code pair}), down past the promise deadline, so that promises go overdue and are proven later.
+         */
         List<FailoverFaults.Kind> first(Layout layout) {
             if (!quick) {
                 return ALL;
             }
-            return layout.shards() == 1
-                    ? List.of(FailoverFaults.Kind.LEADER_AFTER_SIGN, FailoverFaults.Kind.LEADER_AFTER_RETURN,
-                    FailoverFaults.Kind.FOLLOWER, FailoverFaults.Kind.QUORUM_DOWN)
-                    : List.of(FailoverFaults.Kind.LEADER_AFTER_SIGN, FailoverFaults.Kind.LEADER_AFTER_RETURN,
-                    FailoverFaults.Kind.PAIR);
+            return List.of(FailoverFaults.Kind.LEADER_AFTER_SIGN, FailoverFaults.Kind.LEADER_AFTER_RETURN,
+                    FailoverFaults.Kind.QUORUM_DOWN);
         }
 
         int faults(Layout layout) {

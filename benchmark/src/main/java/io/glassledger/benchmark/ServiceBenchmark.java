@@ -51,7 +51,8 @@ public final class ServiceBenchmark {
             boolean quick = List.of(args).contains("--quick");
             List<Integer> shards = cluster ? List.of(1, 3) : List.of(1);
             boolean auditor = false;
-            int keys = quick ? 10_000 : 100_000;
+            // --quick, the CI smoke: enough keys for a preload, two windows and the disk footprint; a few seconds
+            int keys = quick ? 2_000 : 100_000;
             double seconds = quick ? 4 : 20;
             double warmup = quick ? 2 : 30;
             int clients = 64;
@@ -96,7 +97,7 @@ public final class ServiceBenchmark {
                                 usage: benchmark/run service [--quick] [--keys N] [--seconds S] [--warmup S] [--clients C]
                                                              [--delay-ms MS] [--persist-ms MS] [--dir PATH]
                                   workload X over HTTPS against a ledger-server process on loopback (one shard)
-                                  --keys N        key space, preloaded (default 100000; --quick 10000)
+                                  --keys N        key space, preloaded (default 100000; --quick 2000)
                                   --preload-tx-keys N  keys per preload transaction (default 10; cluster: 1000)
                                   --seconds S     measured seconds (default 20; --quick 4)
                                   --warmup S      unmeasured seconds before (default 30: the JIT of both JVMs; --quick 2)

@@ -29,27 +29,73 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two shards in this JVM, sharing a certificate and API keys as {@code ./glassledger cluster start} arranges: the
  * SDK routes keys by the shard map, commits across both with two-phase commit, verifies every participant's
  * promise, and catches a lie told by either shard. A stale map version on the client is refused at connect.
+ *
+ * <p>The pair of shards is started once for the class (three Spring starts, the most of this test's time); each
+ * test has keys of its own (a prefix, {@link #ns}), its own clients, state files and proxies,
+ * and puts back the peer proxies it redirected. A test that leaves a transaction prepared (locks held for the
+ * 10-minute prepare timeout) holds only its own keys.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CrossShardTest {
+    /** Shared by the tests, as the shards are: each test names its own files in it. */
     @TempDir
-    Path dir;
+    static Path dir;
+    /** What one test opened (clients, proxies), closed after it. */
     final List<AutoCloseable> open = new ArrayList<>();
     final List<IntegrityViolation> violations = new CopyOnWriteArrayList<>();
     final ObjectMapper json = new ObjectMapper();
+    TestServer[] shards;
+    /** The current test's key prefix: no test sees another's keys, or the locks another left prepared. */
+    String ns;
+    int tests;
+
+    @BeforeAll
+    void startPair() throws Exception {
+        shards = startShards();
+    }
+
+    @BeforeEach
+    void freshTest() {
+        ns = "t" + (++tests) + "-";
+        violations.clear();
+    }
 
     @AfterEach
     void closeAll() throws Exception {
         for (int i = open.size() - 1; i >= 0; i--) {
             open.get(i).close();
         }
+        open.clear();
+        for (int n = 0; n < 2; n++) {
+            fronts[n].upstream = shards[n].url();  // a test may have cut a shard off from its peer
+        }
+    }
+
+    @AfterAll
+    void stopPair() throws Exception {
+        for (AutoCloseable c : new AutoCloseable[] {shards == null ? null : shards[1], shards == null ? null : shards[0],
+            fronts == null ? null : fronts[1], fronts == null ? null : fronts[0]}) {
+            if (c != null) {
+                c.close();
+            }
+        }
+    }
+
+    /** The pair of shards, started once for the class ({@link #startPair}). */
+    TestServer[] pair() {
+        return shards;
     }
 
     static final String PEER_KEY = "peer-key-of-the-cross-shard-test-0123456789";
@@ -61,7 +107,7 @@ class CrossShardTest {
      */
     LyingProxy[] fronts;
 
-    TestServer[] pair() throws Exception {
+    TestServer[] startShards() throws Exception {
         Path d0 = dir.resolve("shard-0");
         Path d1 = dir.resolve("shard-1");
         new TestServer(d0, "--glassledger.shard=0", "--glassledger.cluster.shards=2",
@@ -71,14 +117,12 @@ class CrossShardTest {
         Files.copy(d0.resolve("auth").resolve("api-keys.json"), d1.resolve("auth").resolve("api-keys.json"));
         LyingProxy[] front = fronts = new LyingProxy[] {new LyingProxy(d0.resolve("tls"), null),
             new LyingProxy(d0.resolve("tls"), null)};
-        open.addAll(List.of(front));
         TestServer[] s = new TestServer[2];
         for (int n = 0; n < 2; n++) {
             s[n] = new TestServer(n == 0 ? d0 : d1, "--glassledger.shard=" + n, "--glassledger.cluster.shards=2",
                     "--glassledger.cluster.map-version=2", "--glassledger.cluster.peer-key=" + PEER_KEY,
                     "--glassledger.cluster.prepare-timeout=10m",  // no resolver acts during a test
                     "--glassledger.cluster.peers=" + front[0].url() + "," + front[1].url());
-            open.add(s[n]);
             front[n].upstream = s[n].url();
         }
         return s;
@@ -100,6 +144,7 @@ class CrossShardTest {
         return c;
     }
 
+    /** One for the class: the shards bind the identity "default" to the first key it signs with. */
     final SigningKey key = SigningKey.generate();
 
     @Test
@@ -367,20 +412,17 @@ class CrossShardTest {
         return path.substring("/v1/tx/".length(), path.lastIndexOf('/'));
     }
 
-    private static String keyOn(GlassLedgerClient c, int shard, String prefix) {
+    /** A key of this test's (after {@code prefix}) that shard {@code shard} owns. */
+    private String keyOn(GlassLedgerClient c, int shard, String prefix) {
         for (int i = 0; ; i++) {
-            if (c.shardOf(utf8(prefix + "acct-" + i)) == shard) {
-                return "acct-" + i;
+            if (c.shardOf(utf8(prefix + ns + "acct-" + i)) == shard) {
+                return ns + "acct-" + i;
             }
         }
     }
 
-    private static String keyOn(GlassLedgerClient c, int shard) {
-        for (int i = 0; ; i++) {
-            if (c.shardOf(utf8("acct-" + i)) == shard) {
-                return "acct-" + i;
-            }
-        }
+    private String keyOn(GlassLedgerClient c, int shard) {
+        return keyOn(c, shard, "");
     }
 
     private static byte[] utf8(String s) {
