@@ -1,5 +1,7 @@
 package io.glassledger.server.replication;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.glassledger.client.CommitPromise;
 import io.glassledger.client.GlassLedgerClient;
 import io.glassledger.client.GlassLedgerException;
@@ -8,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -89,6 +92,27 @@ final class CommitLoad {
     /** Attempts that ended unacknowledged: refused, or of unknown outcome. */
     long unacknowledged() {
         return attempts.stream().filter(a -> a[2] == 0).count();
+    }
+
+    /**
+     * Reads back every acknowledged commit of {@code loads} through {@code client}, each read verified as {@link
+     * GlassLedgerClient#get} verifies it, {@code 64} at a time (one by one, thousands of reads took a minute).
+     */
+    static void assertReadBack(GlassLedgerClient client, CommitLoad... loads) {
+        List<Map.Entry<String, String>> all = new ArrayList<>();
+        for (CommitLoad l : loads) {
+            all.addAll(l.acked.entrySet());
+        }
+        for (int from = 0; from < all.size(); from += 64) {
+            List<Map.Entry<String, String>> chunk = all.subList(from, Math.min(all.size(), from + 64));
+            List<CompletableFuture<byte[]>> reads = chunk.stream()
+                    .map(e -> client.getAsync(e.getKey().getBytes(StandardCharsets.UTF_8))).toList();
+            for (int i = 0; i < chunk.size(); i++) {
+                byte[] v = reads.get(i).orTimeout(2, TimeUnit.MINUTES).join();
+                assertThat(v == null ? null : new String(v, StandardCharsets.UTF_8)).as(chunk.get(i).getKey())
+                        .isEqualTo(chunk.get(i).getValue());
+            }
+        }
     }
 
     /** Stops the writers and waits for them (each ends with its commit in flight: at most a request's timeout). */

@@ -222,11 +222,7 @@ class PartitionIT {
                 long head = shard.assertIdenticalBlocks();
                 System.out.printf("PartitionIT: the three replicas serve identical signed heads for blocks 1..%d%n",
                         head);
-                for (Map<String, String> m : List.of(acked, pinnedAcked)) {
-                    for (Map.Entry<String, String> e : m.entrySet()) {
-                        assertThat(client.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
-                    }
-                }
+                CommitLoad.assertReadBack(client, load, pinnedLoad);
                 for (CommitLoad l : List.of(load, pinnedLoad)) {
                     for (CommitPromise p : l.promises) {
                         assertThat(p.verification().get(2, TimeUnit.MINUTES)).as(p.toString()).isNotNull();

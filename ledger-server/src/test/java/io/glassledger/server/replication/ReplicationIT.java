@@ -172,9 +172,7 @@ class ReplicationIT {
             shard.assertIdenticalBlocks();
 
             // Nothing acknowledged lost, every promise verified.
-            for (Map.Entry<String, String> e : acked.entrySet()) {
-                assertThat(client.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
-            }
+            CommitLoad.assertReadBack(client, load);
             for (CommitPromise p : load.promises) {
                 // Completes normally only once the promise verified (a violation completes it exceptionally).
                 assertThat(p.verification().get(2, TimeUnit.MINUTES)).as(p.toString()).isNotNull();
