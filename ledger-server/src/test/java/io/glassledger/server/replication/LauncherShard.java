@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -121,7 +122,9 @@ final class LauncherShard implements AutoCloseable {
             rafts.add(raftAddress(r));
             https.add(url(r).toString());
         }
-        List<String> cmd = new ArrayList<>(List.of("java", "-Xmx384m", "-XX:TieredStopAtLevel=1", "-jar",
+        List<String> cmd = new ArrayList<>(List.of("java"));
+        cmd.addAll(List.of(LauncherCluster.JAVA_OPTS.split(" ")));
+        cmd.addAll(List.of("-jar",
                 root.resolve("ledger-server/target/ledger-server-0.1.0-SNAPSHOT-exec.jar").toString(),
                 "--glassledger.data-dir=" + d, "--glassledger.shard=0", "--server.port=" + (port + REPLICAS),
                 "--management.server.port=" + (port + 3000 + REPLICAS),
@@ -160,7 +163,7 @@ final class LauncherShard implements AutoCloseable {
     HttpResponse<byte[]> getAdmin(URI base, String path) throws IOException {
         try {
             return http.send(HttpRequest.newBuilder(URI.create(base + path))
-                    .header("Authorization", "Bearer " + adminKey()).timeout(Duration.ofSeconds(10)).GET().build(),
+                    .header("Authorization", "Bearer " + adminKey()).timeout(Duration.ofSeconds(30)).GET().build(),
                     HttpResponse.BodyHandlers.ofByteArray());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -227,11 +230,24 @@ final class LauncherShard implements AutoCloseable {
             return h0 > 0 && headBlock(1) == h0 && headBlock(2) == h0;
         });
         long head = headBlock(0);
-        for (long b = 1; b <= head; b++) {
-            String h = body(get(urls.get(0), "/v1/head?block=" + b));
-            for (int r = 1; r < REPLICAS; r++) {
-                assertThat(body(get(urls.get(r), "/v1/head?block=" + b))).as("block %d at replica %d", b, r)
-                        .isEqualTo(h);
+        // 32 blocks at a time, every replica's answers in flight together (one by one, thousands of requests took
+        // a minute on a loaded machine).
+        for (long from = 1; from <= head; from += 32) {
+            List<List<CompletableFuture<HttpResponse<byte[]>>>> heads = new ArrayList<>();
+            for (long b = from; b <= Math.min(head, from + 31); b++) {
+                List<CompletableFuture<HttpResponse<byte[]>>> at = new ArrayList<>();
+                for (int r = 0; r < REPLICAS; r++) {
+                    at.add(http.sendAsync(request(URI.create(urls.get(r) + "/v1/head?block=" + b)).GET().build(),
+                            HttpResponse.BodyHandlers.ofByteArray()));
+                }
+                heads.add(at);
+            }
+            for (int i = 0; i < heads.size(); i++) {
+                String h = body(heads.get(i).get(0).join());
+                for (int r = 1; r < REPLICAS; r++) {
+                    assertThat(body(heads.get(i).get(r).join())).as("block %d at replica %d", from + i, r)
+                            .isEqualTo(h);
+                }
             }
         }
         return head;
@@ -255,9 +271,14 @@ final class LauncherShard implements AutoCloseable {
                 .POST(HttpRequest.BodyPublishers.ofString(json)));
     }
 
+    /** A request with the client key; 30 s for the answer, which a loaded machine can take. */
+    private HttpRequest.Builder request(URI uri) {
+        return HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + apiKey).timeout(Duration.ofSeconds(30));
+    }
+
     private HttpResponse<byte[]> send(HttpRequest.Builder b) throws IOException {
         try {
-            return http.send(b.header("Authorization", "Bearer " + apiKey).timeout(Duration.ofSeconds(5)).build(),
+            return http.send(b.header("Authorization", "Bearer " + apiKey).timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofByteArray());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
