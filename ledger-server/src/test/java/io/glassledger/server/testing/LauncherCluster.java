@@ -161,8 +161,9 @@ public final class LauncherCluster implements AutoCloseable {
 
     /**
      * Runs {@code ./glassledger cluster ARGS} from the repository root and waits for it to succeed. A failed start
-     * is run once more (starting the members that are down is idempotent): seen once in CI before the ports were
-     * reserved, cause not found; the failure is printed either way.
+     * is run once more (starting the members that are down is idempotent): seen in CI, and again with the ports
+     * reserved (a restarted member "exited before it listened"), cause not found yet; the failure is printed with
+     * every member's last log lines.
      */
     public void launcher(String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("bash", root.resolve("glassledger").toString(), "cluster"));
@@ -185,8 +186,23 @@ public final class LauncherCluster implements AutoCloseable {
                 throw new IllegalStateException("./glassledger cluster " + String.join(" ", args)
                         + (ended ? " failed:\n" : " did not end within " + LAUNCHER_TIMEOUT + ":\n") + output);
             }
-            System.err.println("./glassledger cluster " + String.join(" ", args) + " failed, again:\n" + output);
+            // The next start moves each member's console log aside: what a member said as it failed, kept here.
+            System.err.println("./glassledger cluster " + String.join(" ", args) + " failed, again:\n" + output
+                    + consoleTails());
         }
+    }
+
+    /** The last lines of every member's console log, for a failed start's report. */
+    private String consoleTails() throws IOException {
+        StringBuilder out = new StringBuilder();
+        try (var dirs = Files.list(dir)) {
+            for (Path log : dirs.map(d -> d.resolve("console.log")).filter(Files::isRegularFile).sorted().toList()) {
+                List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+                out.append("--- ").append(log).append(" (last 40 lines)\n");
+                lines.subList(Math.max(0, lines.size() - 40), lines.size()).forEach(l -> out.append(l).append('\n'));
+            }
+        }
+        return out.toString();
     }
 
     public static void deleteTree(Path p) throws IOException {
