@@ -13,7 +13,6 @@ import io.glassledger.api.SignedGossip;
 import io.glassledger.verify.crypto.SigningKey;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -57,10 +56,7 @@ class GossipAuthTest {
     /** An auditor in this JVM: its URL, TLS pin and gossip key, known before it starts. */
     record Auditor(String url, String pin, SigningKey key, Path data) {
         static Auditor prepare(Path data) throws Exception {
-            int port;
-            try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-                port = s.getLocalPort();
-            }
+            int port = io.glassledger.server.testing.TestPorts.port();
             return new Auditor("https://127.0.0.1:" + port,
                     SelfSignedCertificate.loadOrCreate(data.resolve("tls")).fingerprint(),
                     AuditorKey.loadOrCreate(data), data);

@@ -3,10 +3,10 @@ package io.glassledger.auditor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.glassledger.server.testing.TestPorts;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,8 +54,8 @@ class LauncherIT {
         }
         Files.createDirectories(dir);
         auditorDir = dir.resolve("auditor");
-        port = freePort();
-        auditorPort = freePort();
+        port = TestPorts.port();  // the launcher's layout: its directory port at + 2000, management at + 3000
+        auditorPort = TestPorts.port();
         Result r = glassledger("cluster", "start", "--shards", "1", "--dir", dir.toString(), "--port",
                 Integer.toString(port));
         assertThat(r.exit).as(r.output).isZero();
@@ -99,7 +99,7 @@ class LauncherIT {
         Process parent = helper("sh", "-c", "sleep 0.1 & echo $!; exec sleep 300");
         long zombie = Long.parseLong(new BufferedReader(new InputStreamReader(parent.getInputStream(),
                 StandardCharsets.US_ASCII)).readLine().trim());
-        await().atMost(Duration.ofSeconds(10)).until(() -> state(zombie).equals(Optional.of("Z")));
+        await().atMost(Duration.ofSeconds(60)).until(() -> state(zombie).equals(Optional.of("Z")));
         Files.writeString(dir.resolve("shard-0/server.pid"), zombie + "\n");
 
         Result r = startCluster1();
@@ -148,7 +148,7 @@ class LauncherIT {
         Result stop = glassledger("auditor", "stop", "--glassledger.auditor.data-dir=" + auditorDir);
         assertThat(stop.exit).as(stop.output).isZero();
         assertThat(stop.output).contains("stopped auditor (pid " + first + ")");
-        await().atMost(Duration.ofSeconds(10)).until(() -> !isAlive(first));
+        await().atMost(Duration.ofSeconds(60)).until(() -> !isAlive(first));
         assertThat(auditorDir.resolve("auditor.pid")).doesNotExist();
         assertThat(glassledger("auditor", "stop", "--glassledger.auditor.data-dir=" + auditorDir).output)
                 .contains("no running auditor");
@@ -169,7 +169,7 @@ class LauncherIT {
         assertThat(all.exit).as(all.output).isZero();
         assertThat(all.output).contains("stopped auditor (pid " + second + ")").contains("stopped shard-0 (pid "
                 + shard + ")");
-        await().atMost(Duration.ofSeconds(10)).until(() -> !isAlive(second) && !isAlive(shard));
+        await().atMost(Duration.ofSeconds(60)).until(() -> !isAlive(second) && !isAlive(shard));
     }
 
     private static Result auditorStart() throws Exception {
@@ -238,11 +238,5 @@ class LauncherIT {
         System.out.println("./glassledger " + String.join(" ", args) + " -> " + p.exitValue() + "\n" + output);
         assertThat(output).as("the launcher's ERR trap").doesNotContain("glassledger: failed");
         return new Result(p.exitValue(), output);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 }

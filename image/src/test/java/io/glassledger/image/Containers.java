@@ -3,9 +3,9 @@ package io.glassledger.image;
 import com.github.dockerjava.api.model.Capability;
 import io.glassledger.api.PinnedTrustManager;
 import io.glassledger.api.SelfSignedCertificate;
+import io.glassledger.server.testing.TestPorts;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,7 +18,6 @@ import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -160,21 +159,12 @@ final class Containers {
         }
     }
 
-    static List<Integer> freePorts(int n) throws IOException {
-        List<ServerSocket> held = new ArrayList<>();
-        try {
-            List<Integer> out = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
-                held.add(s);
-                out.add(s.getLocalPort());
-            }
-            return out;
-        } finally {
-            for (ServerSocket s : held) {
-                s.close();
-            }
-        }
+    /**
+     * {@code n} ports for containers on the host's network: outside the kernel's ephemeral range and reserved against
+     * other test JVMs ({@link TestPorts}).
+     */
+    static List<Integer> freePorts(int n) {
+        return TestPorts.ports(n);
     }
 
     /** An HTTPS GET or POST pinned to {@code pin}: status and body. */

@@ -9,7 +9,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.glassledger.verify.crypto.SigningKey;
 import io.glassledger.verify.hash.Bytes;
-import io.glassledger.verify.hash.Hash;
+import io.glassledger.core.store.ForwardingNodeStore;
 import io.glassledger.core.store.NodeStore;
 import io.glassledger.core.store.StoreBatch;
 import io.glassledger.core.store.StoreException;
@@ -45,11 +45,9 @@ class EngineFailureHealthTest {
     final ListAppender<ILoggingEvent> log = new ListAppender<>();
 
     /** The real store; while {@link #broken}, a write throws what RocksDbNodeStore throws for EMFILE. */
-    final class Switchable implements NodeStore {
-        final NodeStore real;
-
+    final class Switchable extends ForwardingNodeStore {
         Switchable(NodeStore real) {
-            this.real = real;
+            super(real);
         }
 
         @Override
@@ -58,47 +56,7 @@ class EngineFailureHealthTest {
                 throw new StoreException("RocksDB write failed: IO error: 000042.log: Too many open files",
                         new RocksDBException("IO error: 000042.log: Too many open files"));
             }
-            real.write(batch);
-        }
-
-        @Override
-        public byte[] node(Hash hash) {
-            return real.node(hash);
-        }
-
-        @Override
-        public byte[] block(long number) {
-            return real.block(number);
-        }
-
-        @Override
-        public byte[] blockTransactions(long number) {
-            return real.blockTransactions(number);
-        }
-
-        @Override
-        public Hash upper(int level, long index) {
-            return real.upper(level, index);
-        }
-
-        @Override
-        public byte[] meta(String key) {
-            return real.meta(key);
-        }
-
-        @Override
-        public long blockCount() {
-            return real.blockCount();
-        }
-
-        @Override
-        public long sizeBytes() {
-            return real.sizeBytes();
-        }
-
-        @Override
-        public void close() {
-            real.close();
+            inner.write(batch);
         }
     }
 

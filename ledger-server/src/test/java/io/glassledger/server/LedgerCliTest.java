@@ -13,7 +13,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -198,10 +197,7 @@ class LedgerCliTest {
 
     @Test
     void serverDown_namesTheUrl_exit4() throws IOException {
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
+        int port = io.glassledger.server.testing.TestPorts.port();  // reserved, nothing listens on it
         String url = "https://127.0.0.1:" + port;
         assertEquals(4, cli(Map.of("GLASSLEDGER_URL", url, "GLASSLEDGER_API_KEY", "k"), InputStream.nullInputStream(),
                 "--key-file", dir.resolve("down.key").toString(), "--state", dir.resolve("down.json").toString(),

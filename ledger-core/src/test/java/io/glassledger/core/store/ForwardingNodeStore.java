@@ -2,9 +2,22 @@ package io.glassledger.core.store;
 
 import io.glassledger.verify.hash.Hash;
 
-/** A store that hands every call to an in-memory store; tests override the calls they watch. */
+/**
+ * A store that hands every call to another, an in-memory one unless given; tests override the calls they watch or
+ * break. The one forwarding base of the test stores: a new {@link NodeStore} method is forwarded here, once.
+ */
 public abstract class ForwardingNodeStore implements NodeStore {
-    protected final InMemoryNodeStore inner = new InMemoryNodeStore();
+    protected final NodeStore inner;
+
+    /** Over a fresh in-memory store. */
+    protected ForwardingNodeStore() {
+        this(new InMemoryNodeStore());
+    }
+
+    /** Over {@code inner}, which {@link #close} closes. */
+    protected ForwardingNodeStore(NodeStore inner) {
+        this.inner = inner;
+    }
 
     @Override
     public byte[] node(Hash hash) {
@@ -48,5 +61,6 @@ public abstract class ForwardingNodeStore implements NodeStore {
 
     @Override
     public void close() {
+        inner.close();
     }
 }

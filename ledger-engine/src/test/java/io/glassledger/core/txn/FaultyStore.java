@@ -1,6 +1,6 @@
 package io.glassledger.core.txn;
 
-import io.glassledger.verify.hash.Hash;
+import io.glassledger.core.store.ForwardingNodeStore;
 import io.glassledger.core.store.NodeStore;
 import io.glassledger.core.store.StoreBatch;
 import io.glassledger.core.store.StoreException;
@@ -13,18 +13,17 @@ import org.rocksdb.RocksDBException;
  * The real store with a switch: while a fault is set, {@link #write} throws it before touching RocksDB (so the
  * store is unchanged, as after a failed RocksDB write). Reads always go through.
  */
-final class FaultyStore implements NodeStore {
+final class FaultyStore extends ForwardingNodeStore {
     /** What RocksDbNodeStore throws when the process is out of file descriptors. */
     static final Supplier<RuntimeException> TOO_MANY_OPEN_FILES = () -> new StoreException(
             "RocksDB write failed: IO error: While open a file for appending: 000042.log: Too many open files",
             new RocksDBException("IO error: While open a file for appending: 000042.log: Too many open files"));
 
-    private final NodeStore real;
     private final AtomicReference<Supplier<RuntimeException>> fault = new AtomicReference<>();
     final AtomicInteger failedWrites = new AtomicInteger();
 
     FaultyStore(NodeStore real) {
-        this.real = real;
+        super(real);
     }
 
     void fail(Supplier<RuntimeException> f) {
@@ -42,46 +41,6 @@ final class FaultyStore implements NodeStore {
             failedWrites.incrementAndGet();
             throw f.get();
         }
-        real.write(batch);
-    }
-
-    @Override
-    public byte[] node(Hash hash) {
-        return real.node(hash);
-    }
-
-    @Override
-    public byte[] block(long number) {
-        return real.block(number);
-    }
-
-    @Override
-    public byte[] blockTransactions(long number) {
-        return real.blockTransactions(number);
-    }
-
-    @Override
-    public Hash upper(int level, long index) {
-        return real.upper(level, index);
-    }
-
-    @Override
-    public byte[] meta(String key) {
-        return real.meta(key);
-    }
-
-    @Override
-    public long blockCount() {
-        return real.blockCount();
-    }
-
-    @Override
-    public long sizeBytes() {
-        return real.sizeBytes();
-    }
-
-    @Override
-    public void close() {
-        real.close();
+        inner.write(batch);
     }
 }

@@ -43,7 +43,7 @@ final class AttackedShard {
     }
 
     static void awaitDirectoryApplied(long index) {
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
+        await().atMost(LauncherShard.PROGRESS).pollInterval(Duration.ofMillis(100)).until(() -> {
             for (int r = 0; r < LauncherShard.REPLICAS; r++) {
                 if (directoryApplied(r) < index) {
                     return false;
@@ -71,7 +71,7 @@ final class AttackedShard {
     static long[] awaitIdle(int leader, int follower) {
         AtomicReference<long[]> last = new AtomicReference<>(new long[] {-1, -1});
         AtomicReference<long[]> idle = new AtomicReference<>();
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() -> {
+        await().atMost(LauncherShard.PROGRESS).pollInterval(Duration.ofMillis(300)).until(() -> {
             JsonNode l = replicas(leader);
             JsonNode f = replicas(follower);
             long[] now = {f.get("term").asLong(), f.get("commitIndex").asLong()};

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.glassledger.api.PinnedTrustManager;
+import io.glassledger.server.testing.LauncherCluster;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,25 +15,34 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One shard of three replicas, run as real server processes by the launcher ({@code ./glassledger cluster start
- * --shards 1 --replicas 3}), for the replication tests: starting and restarting members, finding the leader, reading
- * heads, and comparing the replicas' signed heads block by block.
+ * One shard of three replicas, run as real server processes by the launcher ({@link LauncherCluster}: {@code
+ * ./glassledger cluster start --shards 1 --replicas 3}), for the replication tests: starting and restarting members,
+ * finding the leader, reading heads, and comparing the replicas' signed heads block by block.
+ *
+ * <p>Waits for progress (a leader, a caught-up replica, identical heads) are bounded in minutes: on a loaded machine
+ * an election or a catch-up takes far longer than on a quiet one, and the condition, not the bound, ends the wait.
  */
 final class LauncherShard implements AutoCloseable {
     static final int REPLICAS = 3;
+    /** The bound of a wait for the shard's progress: an election, a catch-up, every replica at one head. */
+    static final Duration PROGRESS = Duration.ofMinutes(3);
+    /** The servers' arguments: a snapshot every 100 entries and small log segments, so a wiped replica needs one. */
+    private static final String ARGS = "--glassledger.replication.snapshot-every=100 "
+            + "--glassledger.replication.snapshot-min-interval=3s --glassledger.replication.log-segment-size=128KB "
+            + "--glassledger.ledger-cache=32MB --logging.level.root=WARN "
+            + "--logging.level.io.glassledger.server.StartupReport=INFO "
+            + "--logging.level.io.glassledger.server.replication=INFO";
 
+    final LauncherCluster cluster;
     final Path root;
     final Path dir;
     final int port;
-    final Map<String, String> env;
     String apiKey;
     String pin;
     List<URI> urls;
@@ -44,37 +53,22 @@ final class LauncherShard implements AutoCloseable {
      * @param env extra environment for the launcher (merged over the tests' defaults)
      */
     LauncherShard(Path dir, Map<String, String> env) throws IOException {
-        this.root = Path.of("").toAbsolutePath().getParent();
-        this.dir = dir.toAbsolutePath();
-        this.port = freePorts();
-        this.env = env;
-        deleteTree(this.dir);
-        Files.createDirectories(this.dir);
+        this.cluster = new LauncherCluster(dir, 1, REPLICAS, ARGS, env);
+        this.root = cluster.root;
+        this.dir = cluster.dir;
+        this.port = cluster.port;
     }
 
     /** Starts every member that is down (all, the first time), and reads the cluster file and the client key. */
     void start() throws Exception {
-        launcher("start", "--shards", "1", "--replicas", Integer.toString(REPLICAS), "--dir", dir.toString(),
-                "--port", Integer.toString(port));
+        cluster.start();
         if (urls != null) {
             return;
         }
-        Properties cluster = new Properties();
-        try (var in = Files.newBufferedReader(dir.resolve("cluster.properties"))) {
-            cluster.load(in);
-        }
-        pin = cluster.getProperty("pin");
-        urls = new ArrayList<>();
-        for (String u : cluster.getProperty("url.0").split(",")) {
-            urls.add(URI.create(u));
-        }
+        pin = cluster.pin();
+        urls = cluster.urls(0);
         assertThat(urls).hasSize(REPLICAS);
-        for (String line : Files.readAllLines(dir.resolve("credentials.txt"))) {
-            String[] f = line.split("\t");
-            if (f.length == 3 && f[0].equals("default")) {
-                apiKey = f[2];
-            }
-        }
+        apiKey = cluster.credential("default");
         http = HttpClient.newBuilder().sslContext(PinnedTrustManager.sslContext(pin))
                 .connectTimeout(Duration.ofSeconds(2)).build();
     }
@@ -84,20 +78,14 @@ final class LauncherShard implements AutoCloseable {
         if (extra != null) {
             extra.destroyForcibly();
         }
-        launcher("stop", "--dir", dir.toString());
+        cluster.close();
     }
 
     private Process extra;
 
     /** The admin API key of the cluster's first start. */
     String adminKey() throws IOException {
-        for (String line : Files.readAllLines(dir.resolve("credentials.txt"))) {
-            String[] f = line.split("\t");
-            if (f.length == 3 && f[0].equals("admin")) {
-                return f[2];
-            }
-        }
-        throw new IllegalStateException("no admin key in credentials.txt");
+        return cluster.credential("admin");
     }
 
     /** The Raft address of replica {@code r} (a fourth one included). */
@@ -134,7 +122,9 @@ final class LauncherShard implements AutoCloseable {
             rafts.add(raftAddress(r));
             https.add(url(r).toString());
         }
-        List<String> cmd = new ArrayList<>(List.of("java", "-Xmx384m", "-XX:TieredStopAtLevel=1", "-jar",
+        List<String> cmd = new ArrayList<>(List.of("java"));
+        cmd.addAll(List.of(LauncherCluster.JAVA_OPTS.split(" ")));
+        cmd.addAll(List.of("-jar",
                 root.resolve("ledger-server/target/ledger-server-0.1.0-SNAPSHOT-exec.jar").toString(),
                 "--glassledger.data-dir=" + d, "--glassledger.shard=0", "--server.port=" + (port + REPLICAS),
                 "--management.server.port=" + (port + 3000 + REPLICAS),
@@ -147,13 +137,13 @@ final class LauncherShard implements AutoCloseable {
                 .redirectOutput(d.resolve("console.log").toFile());
         pb.environment().put("GLASSLEDGER_CLUSTER_PEERKEY", Files.readString(dir.resolve("peer.key")).trim());
         extra = pb.start();
-        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250)).ignoreExceptions()
+        await().atMost(PROGRESS).pollInterval(Duration.ofMillis(250)).ignoreExceptions()
                 .until(() -> get(url(REPLICAS), "/v1/info").statusCode() == 200);
     }
 
     void stopFourth() throws InterruptedException {
         extra.destroyForcibly();
-        extra.waitFor(30, TimeUnit.SECONDS);
+        extra.waitFor(60, TimeUnit.SECONDS);
         extra = null;
     }
 
@@ -173,7 +163,7 @@ final class LauncherShard implements AutoCloseable {
     HttpResponse<byte[]> getAdmin(URI base, String path) throws IOException {
         try {
             return http.send(HttpRequest.newBuilder(URI.create(base + path))
-                    .header("Authorization", "Bearer " + adminKey()).timeout(Duration.ofSeconds(10)).GET().build(),
+                    .header("Authorization", "Bearer " + adminKey()).timeout(Duration.ofSeconds(30)).GET().build(),
                     HttpResponse.BodyHandlers.ofByteArray());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -182,13 +172,13 @@ final class LauncherShard implements AutoCloseable {
     }
 
     Path memberDir(int replica) {
-        return dir.resolve("shard-0-r" + replica);
+        return cluster.member(0, replica);
     }
 
     /** The replica that answers a latest read (only a leader does), once there is one. */
     int awaitLeader() {
         int[] found = {-1};
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
+        await().atMost(PROGRESS).pollInterval(Duration.ofMillis(50)).until(() -> {
             for (int r = 0; r < REPLICAS; r++) {
                 if (isLeader(r)) {
                     found[0] = r;
@@ -210,7 +200,7 @@ final class LauncherShard implements AutoCloseable {
 
     /** Waits until replica {@code r} follows a leader other than itself and is within two blocks of its head. */
     void awaitCaughtUp(int r) {
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
+        await().atMost(PROGRESS).pollInterval(Duration.ofMillis(200)).until(() -> {
             int l = awaitLeader();
             return l != r && headBlock(r) >= headBlock(l) - 2 && headBlock(r) > 0;
         });
@@ -235,16 +225,29 @@ final class LauncherShard implements AutoCloseable {
      * for every block; returns that head.
      */
     long assertIdenticalBlocks() throws IOException {
-        await().atMost(Duration.ofSeconds(30)).until(() -> {
+        await().atMost(PROGRESS).until(() -> {
             long h0 = headBlock(0);
             return h0 > 0 && headBlock(1) == h0 && headBlock(2) == h0;
         });
         long head = headBlock(0);
-        for (long b = 1; b <= head; b++) {
-            String h = body(get(urls.get(0), "/v1/head?block=" + b));
-            for (int r = 1; r < REPLICAS; r++) {
-                assertThat(body(get(urls.get(r), "/v1/head?block=" + b))).as("block %d at replica %d", b, r)
-                        .isEqualTo(h);
+        // 32 blocks at a time, every replica's answers in flight together (one by one, thousands of requests took
+        // a minute on a loaded machine).
+        for (long from = 1; from <= head; from += 32) {
+            List<List<CompletableFuture<HttpResponse<byte[]>>>> heads = new ArrayList<>();
+            for (long b = from; b <= Math.min(head, from + 31); b++) {
+                List<CompletableFuture<HttpResponse<byte[]>>> at = new ArrayList<>();
+                for (int r = 0; r < REPLICAS; r++) {
+                    at.add(http.sendAsync(request(URI.create(urls.get(r) + "/v1/head?block=" + b)).GET().build(),
+                            HttpResponse.BodyHandlers.ofByteArray()));
+                }
+                heads.add(at);
+            }
+            for (int i = 0; i < heads.size(); i++) {
+                String h = body(heads.get(i).get(0).join());
+                for (int r = 1; r < REPLICAS; r++) {
+                    assertThat(body(heads.get(i).get(r).join())).as("block %d at replica %d", from + i, r)
+                            .isEqualTo(h);
+                }
             }
         }
         return head;
@@ -268,9 +271,14 @@ final class LauncherShard implements AutoCloseable {
                 .POST(HttpRequest.BodyPublishers.ofString(json)));
     }
 
+    /** A request with the client key; 30 s for the answer, which a loaded machine can take. */
+    private HttpRequest.Builder request(URI uri) {
+        return HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + apiKey).timeout(Duration.ofSeconds(30));
+    }
+
     private HttpResponse<byte[]> send(HttpRequest.Builder b) throws IOException {
         try {
-            return http.send(b.header("Authorization", "Bearer " + apiKey).timeout(Duration.ofSeconds(5)).build(),
+            return http.send(b.header("Authorization", "Bearer " + apiKey).timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofByteArray());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -284,67 +292,10 @@ final class LauncherShard implements AutoCloseable {
     }
 
     void kill9(int replica) throws Exception {
-        long pid = Long.parseLong(Files.readString(memberDir(replica).resolve("server.pid")).trim());
-        Process p = new ProcessBuilder("kill", "-9", Long.toString(pid)).inheritIO().start();
-        assertThat(p.waitFor()).isZero();
-        await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true));
-    }
-
-    /** Runs {@code ./glassledger cluster ARGS} from the repository root and waits for it to succeed. */
-    private void launcher(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("bash", root.resolve("glassledger").toString(), "cluster"));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile()).redirectErrorStream(true);
-        pb.environment().put("GLASSLEDGER_JAVA_OPTS", "-Xmx384m -XX:TieredStopAtLevel=1");
-        pb.environment().put("GLASSLEDGER_CLUSTER_ARGS", "--glassledger.replication.snapshot-every=100 "
-                + "--glassledger.replication.snapshot-min-interval=3s --glassledger.replication.log-segment-size=128KB "
-                + "--glassledger.ledger-cache=32MB --logging.level.root=WARN "
-                + "--logging.level.io.glassledger.server.StartupReport=INFO "
-                + "--logging.level.io.glassledger.server.replication=INFO");
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(180, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as(output).isZero();
-    }
-
-    /**
-     * A port P with P..P+3 (HTTPS), P+1000..P+1003 (Raft) and P+2000..P+2003 (the directory's Raft) free: the
-     * fourth of each for a replica a test adds.
-     */
-    private static int freePorts() {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            // Below the kernel's ephemeral range (32768 and up) with every port (+ 4000 at most): an outgoing
-            // connection's local port cannot take one between the check and the bind.
-            int base = 10_000 + new SplittableRandom().nextInt(18_000);
-            boolean free = true;
-            for (int i = 0; i <= REPLICAS && free; i++) {
-                free = free(base + i) && free(base + 1000 + i) && free(base + 2000 + i) && free(base + 3000 + i);
-            }
-            if (free) {
-                return base;
-            }
-        }
-        throw new IllegalStateException("no free ports");
-    }
-
-    static boolean free(int p) {
-        try (ServerSocket s = new ServerSocket(p, 1, java.net.InetAddress.getLoopbackAddress())) {
-            s.setReuseAddress(true);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
+        cluster.kill9(0, replica);
     }
 
     static void deleteTree(Path p) throws IOException {
-        if (!Files.exists(p)) {
-            return;
-        }
-        try (var s = Files.walk(p)) {
-            for (Path q : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(q);
-            }
-        }
+        LauncherCluster.deleteTree(p);
     }
 }

@@ -6,9 +6,9 @@ import static org.awaitility.Awaitility.await;
 import io.glassledger.client.ClientConfig;
 import io.glassledger.client.CommitPromise;
 import io.glassledger.client.GlassLedgerClient;
-import io.glassledger.client.GlassLedgerException;
 import io.glassledger.client.IntegrityViolation;
 import io.glassledger.verify.crypto.SigningKey;
+import io.glassledger.server.testing.TestPorts;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,14 +18,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,6 +51,9 @@ import org.junit.jupiter.api.Test;
 class PartitionIT {
     private static final long SEED = System.nanoTime();
     private static final String HOST_PATTERN = "raft-s0-r";
+    private static final Duration PROGRESS = LauncherShard.PROGRESS;
+    /** The writers' own bound, far past the test's steps, should the test never stop them. */
+    private static final Duration LOAD_BOUND = Duration.ofMinutes(15);
     private static LauncherShard shard;
     private static Process toxiproxy;
     private static URI toxiproxyApi;
@@ -70,12 +69,12 @@ class PartitionIT {
                 "GLASSLEDGER_JAVA_OPTS", "-Xmx384m -XX:TieredStopAtLevel=1 -Djdk.net.hosts.file="
                         + dir.resolve("hosts-r{replica}"));
         shard = new LauncherShard(dir, env);
-        int apiPort = shard.port + 4000;  // the members' management ports are at + 3000
-        assertThat(LauncherShard.free(apiPort)).as("Toxiproxy's API port %d is free", apiPort).isTrue();
+        int apiPort = shard.port + 4 * TestPorts.LAYER;  // reserved with the shard's; its management ports at + 3000
+        assertThat(TestPorts.free(apiPort)).as("Toxiproxy's API port %d is free", apiPort).isTrue();
         toxiproxy = new ProcessBuilder(toxiproxyBin, "-host", "127.0.0.1", "-port", Integer.toString(apiPort))
                 .redirectErrorStream(true).redirectOutput(dir.resolve("toxiproxy.log").toFile()).start();
         toxiproxyApi = URI.create("http://127.0.0.1:" + apiPort);
-        await().atMost(Duration.ofSeconds(20)).ignoreExceptions()
+        await().atMost(PROGRESS).ignoreExceptions()
                 .until(() -> toxiproxy("GET", "/version", null).statusCode() == 200);
         StringBuilder names = new StringBuilder();
         for (int j = 0; j < LauncherShard.REPLICAS; j++) {
@@ -119,21 +118,13 @@ class PartitionIT {
         ClientConfig cfg = ClientConfig.builder().clusterFile(clusterFile).apiKey(shard.apiKey).signingKey(key)
                 .stateFile(shard.dir.resolve("client-state.json")).verifyDelay(Duration.ofMillis(200))
                 .violationHandler(violations::add).build();
-        Map<String, String> acked = new ConcurrentHashMap<>();
-        List<CommitPromise> promises = new CopyOnWriteArrayList<>();
-        ConcurrentLinkedQueue<long[]> ackTimes = new ConcurrentLinkedQueue<>();
-        // Commits sent to the old leader only: when each was begun, and whether it was acknowledged.
-        ConcurrentLinkedQueue<long[]> pinnedAttempts = new ConcurrentLinkedQueue<>();
-        Map<String, String> pinnedAcked = new ConcurrentHashMap<>();
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicBoolean stopPinned = new AtomicBoolean();
-        List<Thread> threads = new ArrayList<>();
-        long until = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
+        CommitLoad load = null;
+        CommitLoad pinnedLoad = null;
         try (GlassLedgerClient client = GlassLedgerClient.connect(cfg)) {
-            for (int t = 0; t < 3; t++) {
-                threads.add(writer(client, "w" + t + "-", stop, until, acked, promises, ackTimes, null));
-            }
-            await().atMost(Duration.ofSeconds(60)).until(() -> acked.size() >= 50);
+            load = new CommitLoad(client, "w", 3, Long.toString(SEED), LOAD_BOUND);
+            CommitLoad writes = load;
+            Map<String, String> acked = load.acked;
+            await().atMost(PROGRESS).until(() -> acked.size() >= 50);
             int leader = shard.awaitLeader();
             URI leaderUrl = shard.urls.get(leader);
             // A client that knows only the leader's URL: it cannot follow a new leader, so whatever acknowledges its
@@ -143,11 +134,10 @@ class PartitionIT {
                     .verifyDelay(Duration.ofMillis(200)).violationHandler(violations::add).maxRetries(0).build();
             // (closed at the end: its promises verify through the replica it knows, a follower by then)
             try (GlassLedgerClient pinned = GlassLedgerClient.connect(pinnedCfg)) {
-                for (int t = 0; t < 2; t++) {
-                    threads.add(writer(pinned, "p" + t + "-", stopPinned, until, pinnedAcked, promises, null,
-                            pinnedAttempts));
-                }
-                await().atMost(Duration.ofSeconds(30)).until(() -> pinnedAcked.size() >= 20);
+                pinnedLoad = new CommitLoad(pinned, "p", 2, Long.toString(SEED), LOAD_BOUND);
+                CommitLoad pinnedWrites = pinnedLoad;
+                Map<String, String> pinnedAcked = pinnedLoad.acked;
+                await().atMost(PROGRESS).until(() -> pinnedAcked.size() >= 20);
 
                 // The cut: every Raft link into and out of the leader.
                 for (int j = 0; j < LauncherShard.REPLICAS; j++) {
@@ -161,7 +151,7 @@ class PartitionIT {
 
                 // The majority elects another leader, and writes go on there.
                 int[] newLeader = {-1};
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                await().atMost(PROGRESS).pollInterval(Duration.ofMillis(50)).until(() -> {
                     for (int r = 0; r < LauncherShard.REPLICAS; r++) {
                         if (r != leader && shard.isLeader(r)) {
                             newLeader[0] = r;
@@ -170,9 +160,9 @@ class PartitionIT {
                     }
                     return false;
                 });
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
-                        .until(() -> ackTimes.stream().filter(t -> t[0] > cutAt).count() >= 100);
-                long resumed = ackTimes.stream().filter(t -> t[0] > cutAt).mapToLong(t -> t[1]).min().orElseThrow();
+                await().atMost(PROGRESS).pollInterval(Duration.ofMillis(50))
+                        .until(() -> writes.acknowledgedAfter(cutAt) >= 100);
+                long resumed = writes.firstAcknowledgedAfter(cutAt);
                 System.out.printf("PartitionIT: replica %d leads the majority; writes resumed %d ms after the cut%n",
                         newLeader[0], TimeUnit.NANOSECONDS.toMillis(resumed - cutAt));
                 // Linearizable latest reads: once the majority side has acknowledged a write, the old leader must
@@ -190,28 +180,28 @@ class PartitionIT {
                             + "acknowledged a write: %s", new String(r.body(), StandardCharsets.UTF_8)).isNotEqualTo(200);
                 }
                 // The isolated leader steps down: it answers no latest read, as no leader.
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                await().atMost(PROGRESS).pollInterval(Duration.ofMillis(100))
                         .until(() -> !shard.isLeader(leader));
                 // Health tells the truth: cut off from a majority, it says it is not ready; the majority's are.
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                await().atMost(PROGRESS).pollInterval(Duration.ofMillis(200))
                         .until(() -> !shard.ready(leader));
                 for (int j = 0; j < LauncherShard.REPLICAS; j++) {
                     int r = j;
                     if (r != leader) {
-                        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                        await().atMost(PROGRESS).pollInterval(Duration.ofMillis(200))
                                 .until(() -> shard.ready(r));
                     }
                 }
                 // Its clients kept trying: at least two commits were begun there after the cut, and ended.
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-                        .until(() -> pinnedAttempts.stream().filter(a -> a[0] > cutAt).count() >= 2);
-                List<long[]> afterCut = pinnedAttempts.stream().filter(a -> a[0] > cutAt).toList();
+                await().atMost(PROGRESS).pollInterval(Duration.ofMillis(100))
+                        .until(() -> pinnedWrites.begunAfter(cutAt).size() >= 2);
+                List<long[]> afterCut = pinnedWrites.begunAfter(cutAt);
                 System.out.printf("PartitionIT: %d commits begun at the isolated leader after the cut, %d "
-                        + "acknowledged%n", afterCut.size(), afterCut.stream().filter(a -> a[1] == 1).count());
+                        + "acknowledged%n", afterCut.size(), afterCut.stream().filter(a -> a[2] == 1).count());
                 assertThat(afterCut).as("commits begun at the isolated leader after the cut, acknowledged")
-                        .noneMatch(a -> a[1] == 1);
+                        .noneMatch(a -> a[2] == 1);
 
-                stopPinned.set(true);
+                pinnedLoad.stop();
                 // Heal: the old leader rejoins as a follower of the new one.
                 for (int j = 0; j < LauncherShard.REPLICAS; j++) {
                     if (j != leader) {
@@ -221,73 +211,32 @@ class PartitionIT {
                 }
                 shard.awaitCaughtUp(leader);
                 assertThat(shard.isLeader(leader)).as("the old leader rejoins as a follower").isFalse();
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                await().atMost(PROGRESS).pollInterval(Duration.ofMillis(200))
                         .until(() -> shard.ready(leader));
                 long atHeal = acked.size();
-                await().atMost(Duration.ofSeconds(30)).until(() -> acked.size() >= atHeal + 50);
-                stop.set(true);
-                for (Thread th : threads) {
-                    th.join(60_000);
-                }
+                await().atMost(PROGRESS).until(() -> acked.size() >= atHeal + 50);
+                load.stop();
                 System.out.printf("PartitionIT: %d commits acknowledged through failover, %d at the old leader%n",
                         acked.size(), pinnedAcked.size());
 
                 long head = shard.assertIdenticalBlocks();
                 System.out.printf("PartitionIT: the three replicas serve identical signed heads for blocks 1..%d%n",
                         head);
-                for (Map<String, String> m : List.of(acked, pinnedAcked)) {
-                    for (Map.Entry<String, String> e : m.entrySet()) {
-                        assertThat(client.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+                CommitLoad.assertReadBack(client, load, pinnedLoad);
+                for (CommitLoad l : List.of(load, pinnedLoad)) {
+                    for (CommitPromise p : l.promises) {
+                        assertThat(p.verification().get(2, TimeUnit.MINUTES)).as(p.toString()).isNotNull();
                     }
-                }
-                for (CommitPromise p : promises) {
-                    assertThat(p.verification().get(60, TimeUnit.SECONDS)).as(p.toString()).isNotNull();
                 }
                 assertThat(violations).isEmpty();
             }
         } finally {
-            stop.set(true);
-            stopPinned.set(true);
-        }
-    }
-
-    /**
-     * A thread committing one key at a time with {@code client} until stopped. Each attempt, once ended, is recorded
-     * in {@code attempts} (if given) as {begun, acknowledged 1 or 0}.
-     */
-    private static Thread writer(GlassLedgerClient client, String prefix, AtomicBoolean stop, long until,
-                                 Map<String, String> acked, List<CommitPromise> promises,
-                                 ConcurrentLinkedQueue<long[]> ackTimes, ConcurrentLinkedQueue<long[]> attempts) {
-        Thread th = new Thread(() -> {
-            for (int n = 0; !stop.get() && System.nanoTime() < until; n++) {
-                String k = prefix + n;
-                String v = "v" + n + "-" + SEED;
-                long[] attempt = {System.nanoTime(), 0};
-                try {
-                    CommitPromise p = client.runTransaction(tx -> {
-                        tx.put(k.getBytes(StandardCharsets.UTF_8), v.getBytes(StandardCharsets.UTF_8));
-                        return null;
-                    }).promise();
-                    acked.put(k, v);
-                    promises.add(p);
-                    attempt[1] = 1;
-                    if (ackTimes != null) {
-                        ackTimes.add(new long[] {attempt[0], System.nanoTime()});
-                    }
-                } catch (GlassLedgerException e) {
-                    // Refused or of unknown outcome: may be there or not. A replica that is no leader refuses at
-                    // once; the next attempt waits a little rather than spin.
-                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
-                } finally {
-                    if (attempts != null) {
-                        attempts.add(attempt);  // published once ended
-                    }
+            for (CommitLoad l : new CommitLoad[] {load, pinnedLoad}) {
+                if (l != null) {
+                    l.stopNow();
                 }
             }
-        }, "writer-" + prefix);
-        th.setDaemon(true);
-        th.start();
-        return th;
+        }
     }
 
     private static String link(int from, int to) {

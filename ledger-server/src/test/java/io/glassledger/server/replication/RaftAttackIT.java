@@ -271,7 +271,7 @@ class RaftAttackIT {
                 RaftGroupId g = directory ? RaftProbe.DIRECTORY_GROUP : RaftProbe.SHARD_GROUP;
                 String to = (directory ? "d" : "r") + replica;
                 String line = (directory ? "directory" : "shard 0") + ": refused a Raft call from";
-                await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(400)).until(() -> {
+                await().atMost(LauncherShard.PROGRESS).pollInterval(Duration.ofMillis(400)).until(() -> {
                     Sent sent = RaftProbe.sendOnce(address, directory ? member : shardMember,
                             RaftProbe.appendEntries(g, STRANGER, to,
                             1_000_000, RaftProbe.termIndex(0, 0), 1, garbage(8), 1));
@@ -300,7 +300,7 @@ class RaftAttackIT {
         byte[] unsealed = garbage(8);
         System.out.printf("RaftAttackIT: forging an unsealed entry %d (term %d) as r%d to r%d%n", index + 1, term,
                 leader, follower);
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(400)).until(() -> {
+        await().atMost(LauncherShard.PROGRESS).pollInterval(Duration.ofMillis(400)).until(() -> {
             Sent sent = RaftProbe.sendOnce(shard.raftAddress(follower), member, RaftProbe.appendEntries(
                     RaftProbe.SHARD_GROUP, "r" + leader, "r" + follower, term, RaftProbe.termIndex(term, index),
                     index + 1, unsealed, index + 1));
@@ -311,7 +311,7 @@ class RaftAttackIT {
                     && l.contains("entry " + (index + 1)) && l.contains("not a sealed log entry"));
         });
         commitAndVerify("after-the-unsealed-entry");
-        await().atMost(Duration.ofSeconds(20)).until(() -> replicas(follower).get("commitIndex").asLong()
+        await().atMost(LauncherShard.PROGRESS).until(() -> replicas(follower).get("commitIndex").asLong()
                 == replicas(shard.awaitLeader()).get("commitIndex").asLong());
         assertThat(ready(follower)).as("the follower is ready").isTrue();
         assertThat(shardLog(follower)).as("the follower's log").noneMatch(e -> e.hasStateMachineLogEntry()
@@ -405,7 +405,7 @@ class RaftAttackIT {
             // In the follower's log and committed there: it quarantines the entry, unless it already held the
             // leader's own entry at that index (then it skipped the forgery, and the leader's commit passes it).
             int f = follower;
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+            await().atMost(LauncherShard.PROGRESS).pollInterval(Duration.ofMillis(200))
                     .until(() -> !ready(f) || replicas(l).get("commitIndex").asLong() > index);
             if (!ready(follower)) {
                 quarantinedTerm = term;
@@ -436,7 +436,7 @@ class RaftAttackIT {
         assertThat(shard.awaitLeader()).isNotEqualTo(follower);
         assertThat(ready(leader)).as("the leader is ready").isTrue();
         assertThat(ready(other)).as("the other follower is ready").isTrue();
-        await().atMost(Duration.ofSeconds(20)).until(() -> replicas(other).get("commitIndex").asLong()
+        await().atMost(LauncherShard.PROGRESS).until(() -> replicas(other).get("commitIndex").asLong()
                 == replicas(shard.awaitLeader()).get("commitIndex").asLong());
         assertThat(ready(follower)).as("the quarantined follower stays out").isFalse();
         assertThat(sdk.get("forged-" + SEED)).as("the forged transaction's key").isNull();
@@ -608,7 +608,7 @@ class RaftAttackIT {
             replicas(r).get("replicas").forEach(p -> ids.add(p.get("id").asText()));
             assertThat(ids).as("the group at replica %d", r).containsExactlyInAnyOrder("r0", "r1", "r2");
             int replica = r;
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> ready(replica));
+            await().atMost(LauncherShard.PROGRESS).pollInterval(Duration.ofMillis(200)).until(() -> ready(replica));
             URI u = shard.urls.get(r);
             assertThat(shard.get(u, "/v1/info").statusCode()).as("the client key at replica %d", r).isEqualTo(200);
             JsonNode d = JSON.readTree(LauncherShard.body(shard.get(u, "/v1/cluster"))).get("directory");

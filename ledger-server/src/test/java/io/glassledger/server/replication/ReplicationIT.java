@@ -3,35 +3,23 @@ package io.glassledger.server.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.glassledger.api.PinnedTrustManager;
 import io.glassledger.client.ClientConfig;
 import io.glassledger.client.CommitPromise;
 import io.glassledger.client.GlassLedgerClient;
-import io.glassledger.client.GlassLedgerException;
 import io.glassledger.client.IntegrityViolation;
 import io.glassledger.verify.crypto.SigningKey;
-import java.io.IOException;
-import java.net.ServerSocket;
+import io.glassledger.server.testing.LauncherCluster;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.SplittableRandom;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,9 +27,11 @@ import org.junit.jupiter.api.Test;
 /**
  * One shard replicated by a Raft group of three real server processes ({@code ./glassledger cluster start --shards 1
  * --replicas 3}), under a steady load of single-key commits from the SDK. While it runs: the leader is killed with
- * SIGKILL and restarted, a follower is killed and restarted, and a follower's whole data directory is deleted
+ * SIGKILL and restarted; a follower is killed, commits go on without it, and its whole data directory is deleted
  * before it restarts (it rejoins through the leader's snapshot: the test's log holds a snapshot every 100 entries
- * and small log segments, so the log it would need is purged). Then:
+ * and small log segments, so the log it would need is purged); a fourth replica is added and removed. Each
+ * failure once: a restart that catches up from the log is the old leader's, one through a snapshot the wiped
+ * follower's. Then:
  * <ul>
  *   <li>the client key registered at connect is known to every replica (it went through the group's log);</li>
  *   <li>writes resume after the leader's death (the time is logged; benchmark/run replication measures it);</li>
@@ -54,6 +44,9 @@ import org.junit.jupiter.api.Test;
  */
 class ReplicationIT {
     private static final long SEED = System.nanoTime();
+    /** The writers' own bound, far past the test's steps, should the test never stop them. */
+    private static final Duration LOAD_BOUND = Duration.ofMinutes(20);
+    private static final Duration PROGRESS = LauncherShard.PROGRESS;
     private static LauncherShard shard;
 
     @BeforeAll
@@ -78,105 +71,66 @@ class ReplicationIT {
                 .apiKey(shard.apiKey).signingKey(key).stateFile(shard.dir.resolve("client-state.json"))
                 .verifyDelay(Duration.ofMillis(200))
                 .violationHandler(violations::add).build();
-        Map<String, String> acked = new ConcurrentHashMap<>();
-        List<CommitPromise> promises = new CopyOnWriteArrayList<>();
-        // Per acknowledged commit: when it was begun and when it was acknowledged (nanoTime).
-        ConcurrentLinkedQueue<long[]> ackTimes = new ConcurrentLinkedQueue<>();
-        AtomicLong unknown = new AtomicLong();
-        AtomicBoolean stop = new AtomicBoolean();
+        CommitLoad load = null;
         try (GlassLedgerClient client = GlassLedgerClient.connect(cfg)) {
             // The client registered its key at connect, at the leader, through the group's log: every replica knows
             // it (and a failover does not lose it).
             for (URI u : shard.urls) {
-                await().atMost(Duration.ofSeconds(10)).until(() -> {
+                await().atMost(PROGRESS).until(() -> {
                     HttpResponse<byte[]> r = shard.get(u, "/v1/clients/default");
                     return r.statusCode() == 200 && new String(r.body(), StandardCharsets.UTF_8)
                             .contains(key.publicKey().hex());
                 });
             }
-            List<Thread> writers = new ArrayList<>();
-            // Bounded, and long enough for every step below on a busy 2-core machine: a writer stopping on its
-            // bound before the last step leaves that step no commits to see.
-            long until = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+            // Two writers: a steady load that every step waits on by count, light enough that a restarted replica
+            // catches up on a busy 2-core machine (four wrote 8,000 commits and made each catch-up take 100 s).
+            load = new CommitLoad(client, "w", 2, Long.toString(SEED), LOAD_BOUND);
+            CommitLoad writes = load;
+            Map<String, String> acked = load.acked;
             long t0 = System.nanoTime();
-            for (int t = 0; t < 4; t++) {
-                int w = t;
-                Thread th = new Thread(() -> {
-                    for (int n = 0; !stop.get() && System.nanoTime() < until; n++) {
-                        String k = "w" + w + "-" + n;
-                        String v = "v" + n + "-" + SEED;
-                        long begun = System.nanoTime();
-                        try {
-                            CommitPromise p = client.runTransaction(tx -> {
-                                tx.put(k.getBytes(StandardCharsets.UTF_8), v.getBytes(StandardCharsets.UTF_8));
-                                return null;
-                            }).promise();
-                            acked.put(k, v);
-                            promises.add(p);
-                            ackTimes.add(new long[] {begun, System.nanoTime()});
-                        } catch (GlassLedgerException e) {
-                            unknown.incrementAndGet();  // refused or of unknown outcome: may be there or not
-                        }
-                    }
-                }, "writer-" + t);
-                th.setDaemon(true);
-                th.start();
-                writers.add(th);
-            }
             SplittableRandom random = new SplittableRandom(SEED);
-            await().atMost(Duration.ofSeconds(60)).until(() -> acked.size() >= 50);
+            await().atMost(PROGRESS).until(() -> acked.size() >= 50);
 
             // 1. The leader dies.
             int leader = shard.awaitLeader();
             long killedAt = System.nanoTime();
             shard.kill9(leader);
             // Resumed: the first commit begun after the kill is acknowledged.
-            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
-                    .until(() -> ackTimes.stream().anyMatch(t -> t[0] > killedAt));
-            long resumed = ackTimes.stream().filter(t -> t[0] > killedAt).mapToLong(t -> t[1]).min().orElseThrow();
+            await().atMost(PROGRESS).pollInterval(Duration.ofMillis(20))
+                    .until(() -> writes.acknowledgedAfter(killedAt) > 0);
+            long resumed = writes.firstAcknowledgedAfter(killedAt);
             System.out.printf("ReplicationIT [%d s]: writes resumed %d ms after the leader (replica %d) was killed%n",
-                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), TimeUnit.NANOSECONDS.toMillis(resumed - killedAt),
-                    leader);
+                    seconds(t0), TimeUnit.NANOSECONDS.toMillis(resumed - killedAt), leader);
             int newLeader = shard.awaitLeader();
             assertThat(newLeader).isNotEqualTo(leader);
             shard.start();
             shard.awaitCaughtUp(leader);
-            System.out.printf("ReplicationIT [%d s]: replica %d caught up%n",
-                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), leader);
+            System.out.printf("ReplicationIT [%d s]: replica %d caught up%n", seconds(t0), leader);
             assertThat(shard.isLeader(leader)).as("the old leader rejoins as a follower").isFalse();
 
-            // 2. A follower dies; commits go on.
-            int follower = otherThan(shard.awaitLeader(), random);
-            long before = acked.size();
-            shard.kill9(follower);
-            long killed = acked.size();
-            await().atMost(Duration.ofSeconds(30)).until(() -> acked.size() >= killed + 50);
-            System.out.printf("ReplicationIT [%d s]: %d commits before follower %d died, %d more since%n",
-                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), before,
-                    follower, acked.size() - killed);
-            shard.start();
-            shard.awaitCaughtUp(follower);
-            System.out.printf("ReplicationIT [%d s]: replica %d caught up%n",
-                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), follower);
-
-            // 3. A follower's disk is wiped (not replica 0, whose directory the launcher copies the certificate and
-            // keys from); it rejoins through a snapshot of the leader.
+            // 2. A follower dies and commits go on; then its disk is wiped (not replica 0's, whose directory the
+            // launcher copies the certificate and keys from), and it rejoins through a snapshot of the leader.
             int wiped = 1 + random.nextInt(2);
             while (wiped == shard.awaitLeader()) {
                 wiped = wiped == 1 ? 2 : 1;
             }
+            long before = acked.size();
             shard.kill9(wiped);
-            LauncherShard.deleteTree(shard.memberDir(wiped));
+            long killed = acked.size();
+            await().atMost(PROGRESS).until(() -> acked.size() >= killed + 50);
+            System.out.printf("ReplicationIT [%d s]: %d commits before follower %d died, %d more since%n",
+                    seconds(t0), before, wiped, acked.size() - killed);
+            LauncherCluster.deleteTree(shard.memberDir(wiped));
             long atWipe = acked.size();
-            await().atMost(Duration.ofSeconds(60)).until(() -> acked.size() >= atWipe + 300);
+            // Enough entries that the group snapshots and purges the log the wiped replica would need.
+            await().atMost(PROGRESS).until(() -> acked.size() >= atWipe + 300);
             shard.start();
             shard.awaitCaughtUp(wiped);
-            System.out.printf("ReplicationIT [%d s]: replica %d caught up%n",
-                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), wiped);
+            System.out.printf("ReplicationIT [%d s]: replica %d caught up%n", seconds(t0), wiped);
             assertThat(Files.readString(shard.memberDir(wiped).resolve("console.log")))
                     .as("the wiped replica installed the leader's snapshot").contains("installing the leader's snapshot");
 
-            // 4. Membership while the shard serves: a fourth replica is added at the leader, catches up, and is
+            // 3. Membership while the shard serves: a fourth replica is added at the leader, catches up, and is
             // removed again; commits go on throughout.
             shard.startFourth();
             int l4 = shard.awaitLeader();
@@ -185,7 +139,7 @@ class ReplicationIT {
             assertThat(added.statusCode()).as(new String(added.body(), StandardCharsets.UTF_8)).isEqualTo(200);
             assertThat(new String(added.body(), StandardCharsets.UTF_8)).contains("\"r3\"");
             long atAdd = acked.size();
-            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).until(() -> {
+            await().atMost(PROGRESS).pollInterval(Duration.ofMillis(250)).until(() -> {
                 HttpResponse<byte[]> h = shard.get(shard.url(3), "/v1/head");
                 long leaderHead = shard.headBlock(shard.awaitLeader());
                 if (h.statusCode() != 200 || leaderHead <= 0) {
@@ -196,8 +150,8 @@ class ReplicationIT {
                 return Long.parseLong(b.substring(i + 8, b.indexOf(',', i))) >= leaderHead - 2;
             });
             System.out.printf("ReplicationIT [%d s]: replica r3 added and caught up; %d commits meanwhile%n",
-                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), acked.size() - atAdd);
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> shard.ready(3));
+                    seconds(t0), acked.size() - atAdd);
+            await().atMost(PROGRESS).pollInterval(Duration.ofMillis(250)).until(() -> shard.ready(3));
             int l5 = shard.awaitLeader();
             HttpResponse<byte[]> removed = shard.postAdmin(shard.urls.get(l5), "/v1/admin/replicas/remove",
                     "{\"id\":\"r3\"}");
@@ -205,37 +159,34 @@ class ReplicationIT {
             assertThat(new String(shard.getAdmin(shard.urls.get(shard.awaitLeader()), "/v1/admin/replicas").body(),
                     StandardCharsets.UTF_8)).doesNotContain("\"r3\"");
             // Health tells the truth: removed from its group, the replica says it is not ready (it said UP before).
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> !shard.ready(3));
+            await().atMost(PROGRESS).pollInterval(Duration.ofMillis(250)).until(() -> !shard.ready(3));
             shard.stopFourth();
             long atRemove = acked.size();
-            await().atMost(Duration.ofSeconds(30)).until(() -> acked.size() >= atRemove + 50);
+            await().atMost(PROGRESS).until(() -> acked.size() >= atRemove + 50);
 
-            stop.set(true);
-            for (Thread th : writers) {
-                th.join(60_000);
-            }
-            System.out.printf("ReplicationIT: %d commits acknowledged, %d refused or of unknown outcome%n",
-                    acked.size(), unknown.get());
+            load.stop();
+            System.out.printf("ReplicationIT [%d s]: %d commits acknowledged, %d refused or of unknown outcome%n",
+                    seconds(t0), acked.size(), load.unacknowledged());
 
             // Every replica at the same head, with the same signed head at every block.
             shard.assertIdenticalBlocks();
 
             // Nothing acknowledged lost, every promise verified.
-            for (Map.Entry<String, String> e : acked.entrySet()) {
-                assertThat(client.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
-            }
-            for (CommitPromise p : promises) {
+            CommitLoad.assertReadBack(client, load);
+            for (CommitPromise p : load.promises) {
                 // Completes normally only once the promise verified (a violation completes it exceptionally).
-                assertThat(p.verification().get(60, TimeUnit.SECONDS)).as(p.toString()).isNotNull();
+                assertThat(p.verification().get(2, TimeUnit.MINUTES)).as(p.toString()).isNotNull();
             }
             assertThat(violations).isEmpty();
+            System.out.printf("ReplicationIT [%d s]: every acknowledged commit read back and verified%n", seconds(t0));
         } finally {
-            stop.set(true);
+            if (load != null) {
+                load.stopNow();
+            }
         }
     }
 
-    private static int otherThan(int leader, SplittableRandom random) {
-        int r = random.nextInt(2);
-        return r >= leader ? r + 1 : r;
+    private static long seconds(long since) {
+        return TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - since);
     }
 }
