@@ -84,7 +84,7 @@ class AuditService {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Violations violations = new Violations(props.dataDir().resolve("violations.jsonl"), json, registry,
+        ViolationLog violations = new ViolationLog(props.dataDir().resolve("violations.jsonl"), json, registry,
                 props.webhook());
         Map<Bytes, String> clientKeys = props.clientKeys() == null ? null : clientKeys(props.clientKeys());
         timer = Executors.newScheduledThreadPool(urls.size(), r -> {

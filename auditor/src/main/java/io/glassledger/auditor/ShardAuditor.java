@@ -54,7 +54,7 @@ final class ShardAuditor implements AutoCloseable {
     private final ShardEvidence evidence;
     private final Path dir;
     private final ObjectMapper json;
-    private final Violations violations;
+    private final ViolationLog violations;
     private RocksDbNodeStore store;
     private volatile Ledger ledger;
     private volatile Bytes serverKey;
@@ -95,7 +95,7 @@ final class ShardAuditor implements AutoCloseable {
      * @param clientKeys the accepted client keys; null: those the shard lists, refreshed as new keys appear
      * @param contact    when the shard last answered ({@code http} reports its answers there) and the last error
      */
-    ShardAuditor(int shard, ShardHttp http, Path dir, ObjectMapper json, Violations violations, int spotCheckEvery,
+    ShardAuditor(int shard, ShardHttp http, Path dir, ObjectMapper json, ViolationLog violations, int spotCheckEvery,
                  Map<Bytes, String> clientKeys, Limits limits, ShardContact contact) {
         this.contact = contact;
         this.spotCheckEvery = spotCheckEvery;

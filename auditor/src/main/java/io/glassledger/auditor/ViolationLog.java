@@ -21,12 +21,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Every violation, made impossible to miss: appended (fsynced) to {@code <data>/violations.jsonl}, which is reloaded
+ * The auditor's record of every violation it found (the SDK's {@code Violations} only hands a client's to its
+ * handler), made impossible to miss: appended (fsynced) to {@code <data>/violations.jsonl}, which is reloaded
  * at start; counted in {@code glassledger_auditor_violations_total{shard,kind}} for alerts; logged at ERROR; and,
  * if configured, POSTed as JSON to the webhook.
  */
-final class Violations {
-    private static final Logger LOG = LoggerFactory.getLogger(Violations.class);
+final class ViolationLog {
+    private static final Logger LOG = LoggerFactory.getLogger(ViolationLog.class);
 
     private final Path file;
     private final ObjectMapper json;
@@ -35,7 +36,7 @@ final class Violations {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<Violation> all = new CopyOnWriteArrayList<>();
 
-    Violations(Path file, ObjectMapper json, MeterRegistry registry, URI webhook) {
+    ViolationLog(Path file, ObjectMapper json, MeterRegistry registry, URI webhook) {
         this.file = file;
         this.json = json;
         this.registry = registry;
