@@ -2,7 +2,6 @@ package io.glassledger.core.txn;
 
 import io.glassledger.verify.txn.Transaction;
 import io.glassledger.verify.txn.SignedTransaction;
-import io.glassledger.verify.codec.ByteWriter;
 import io.glassledger.verify.hash.Bytes;
 import io.glassledger.verify.block.BlockSpec;
 import io.glassledger.verify.entry.Mutation;

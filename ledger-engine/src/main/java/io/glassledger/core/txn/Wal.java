@@ -1,7 +1,6 @@
 package io.glassledger.core.txn;
 
 import io.glassledger.verify.txn.SignedTransaction;
-import io.glassledger.verify.LedgerException;
 import io.glassledger.verify.codec.ByteReader;
 import io.glassledger.verify.codec.ByteWriter;
 import java.io.IOException;

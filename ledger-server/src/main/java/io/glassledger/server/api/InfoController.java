@@ -5,7 +5,6 @@ import io.glassledger.server.auth.Allow;
 import io.glassledger.server.auth.Role;
 import io.glassledger.api.Dto;
 import io.glassledger.api.Wire;
-import io.glassledger.core.ledger.Ledger;
 import io.glassledger.server.shard.Shard;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestMapping;

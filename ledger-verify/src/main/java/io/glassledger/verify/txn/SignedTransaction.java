@@ -2,7 +2,6 @@ package io.glassledger.verify.txn;
 
 import io.glassledger.verify.codec.ByteReader;
 import io.glassledger.verify.codec.ByteWriter;
-import io.glassledger.verify.codec.MalformedException;
 import io.glassledger.verify.crypto.Ed25519;
 import io.glassledger.verify.crypto.SigningKey;
 import io.glassledger.verify.format.FormatRule;
