@@ -131,6 +131,7 @@ class ClusterIT {
         ClientConfig cfg = ClientConfig.builder().clusterFile(dir.resolve("cluster.properties")).apiKey(apiKey)
                 .signingKey(SigningKey.generate()).stateFile(dir.resolve("client-state.json"))
                 .verifyDelay(Duration.ofMillis(100)).requestTimeout(Duration.ofSeconds(45)).build();
+        long t0 = System.nanoTime();
         try (GlassLedgerClient client = GlassLedgerClient.connect(cfg)) {
             CommitPromise opening = client.runTransaction(tx -> {
                 for (int i = 0; i < ACCOUNTS; i++) {
@@ -161,6 +162,8 @@ class ClusterIT {
             LauncherCluster.kill9(bankClient.pid());
             bankClient.waitFor(60, TimeUnit.SECONDS);
             reader.join(60_000);
+            progress(t0, "the bank client prepared %d transfers and was killed; %d transfers so far",
+                    undecided.size(), out.committed.size());
 
             // Shards killed with SIGKILL at random moments of the load (after a random number of transfers each, not
             // after a time, which would mean nothing on a loaded machine) and restarted, while transfers run.
@@ -172,7 +175,9 @@ class ClusterIT {
                 await().atMost(PROGRESS).until(() -> out.committed.size() >= atRound + more);
                 int victim = r.nextInt(SHARDS);
                 launched.kill9(victim, REPLICAS == 1 ? 0 : leader(victim));
+                progress(t0, "round %d: shard %d killed after %d transfers", round, victim, out.committed.size());
                 launched.start();
+                progress(t0, "round %d: shard %d started again", round, victim);
             }
             // Transfers commit again after the last restart: the cluster recovered, under load.
             int atLast = out.committed.size();
@@ -182,6 +187,7 @@ class ClusterIT {
                 t.join(TimeUnit.MINUTES.toMillis(3));
             }
             out.giveUp = true;
+            progress(t0, "load stopped: %d transfers acknowledged", out.committed.size());
             assertThat(out.errors).as("unexpected client errors").isEmpty();
             assertThat(out.committed).as("transfers committed").hasSizeGreaterThan(20);
             assertThat(out.readsCommitted.get()).as("read-only cross-shard transactions committed").isPositive();
@@ -190,6 +196,7 @@ class ClusterIT {
             await().atMost(PROGRESS).pollInterval(Duration.ofMillis(500))
                     .until(() -> preparedEverywhere() == 0);
 
+            progress(t0, "no transaction prepared anywhere");
             // Every acknowledged promise verifies.
             int verified = 0;
             for (CommitPromise p : out.committed.values()) {
@@ -198,6 +205,7 @@ class ClusterIT {
                 verified++;
             }
 
+            progress(t0, "every promise verified");
             // The ledger's markers say which transfers committed; the balances must follow from them exactly.
             Map<String, String> markers = new HashMap<>();
             for (int s = 0; s < SHARDS; s++) {
@@ -239,6 +247,12 @@ class ClusterIT {
                     out.committedUnacknowledged.size(), out.refused.size(), out.unknown.size(),
                     out.readsCommitted.get(), markers.size(), undecided.size(), out.rywChecked.get());
         }
+    }
+
+    /** A step of the bank test and when, for reading a slow run's log. */
+    private static void progress(long t0, String format, Object... args) {
+        System.out.printf("ClusterIT [%d s, %d replicas]: %s%n", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0),
+                REPLICAS, String.format(format, args));
     }
 
     static final class Outcomes {

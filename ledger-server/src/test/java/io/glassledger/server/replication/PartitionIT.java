@@ -121,7 +121,8 @@ class PartitionIT {
         CommitLoad load = null;
         CommitLoad pinnedLoad = null;
         try (GlassLedgerClient client = GlassLedgerClient.connect(cfg)) {
-            load = new CommitLoad(client, "w", 3, Long.toString(SEED), LOAD_BOUND);
+            // Paced (CommitLoad): the rejoining leader catches up with a bounded amount of work on a busy machine.
+            load = new CommitLoad(client, "w", 3, 8, Long.toString(SEED), LOAD_BOUND);
             CommitLoad writes = load;
             Map<String, String> acked = load.acked;
             await().atMost(PROGRESS).until(() -> acked.size() >= 50);
@@ -134,7 +135,7 @@ class PartitionIT {
                     .verifyDelay(Duration.ofMillis(200)).violationHandler(violations::add).maxRetries(0).build();
             // (closed at the end: its promises verify through the replica it knows, a follower by then)
             try (GlassLedgerClient pinned = GlassLedgerClient.connect(pinnedCfg)) {
-                pinnedLoad = new CommitLoad(pinned, "p", 2, Long.toString(SEED), LOAD_BOUND);
+                pinnedLoad = new CommitLoad(pinned, "p", 2, 10, Long.toString(SEED), LOAD_BOUND);
                 CommitLoad pinnedWrites = pinnedLoad;
                 Map<String, String> pinnedAcked = pinnedLoad.acked;
                 await().atMost(PROGRESS).until(() -> pinnedAcked.size() >= 20);
