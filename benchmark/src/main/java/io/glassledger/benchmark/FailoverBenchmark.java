@@ -64,8 +64,10 @@ public final class FailoverBenchmark {
             Integer faults = null;
             long seed = new java.security.SecureRandom().nextLong();
             int writers = quick ? 6 : 12;
-            double quorumDown = quick ? 5 : 60;
-            double warmup = quick ? 5 : 10;
+            // --quick: the quorum down 3 s, three times the promise deadline (promises go overdue and are proven
+            // later); no warm-up beyond the wait every run has, until the writers' transactions are acknowledged.
+            double quorumDown = quick ? 3 : 60;
+            double warmup = quick ? 0 : 10;
             boolean loadDuringStarts = false;
             Path dir = Path.of(System.getProperty("glassledger.bench.dir", "benchmark/work/failover"));
             Path launcher = Path.of(System.getProperty("glassledger.launcher", "glassledger"));
@@ -97,24 +99,27 @@ public final class FailoverBenchmark {
                                                          follower is back (ready, or caught up)
                                     follower             a follower, restarted after a pause
                                     pair                 two members (the quorum), restarted after 1-5 s
-                                    quorum_down          two members kept down SECONDS (default 60; --quick 5)
+                                    quorum_down          two members kept down SECONDS (default 60; --quick 3)
+                                  before the first fault: W s (default 10; --quick 0) after the writers' first
+                                  transactions, single- and cross-shard, are acknowledged.
                                   after each fault: until every shard has a leader and every member is ready; the
                                   writers wait while the killed members' JVMs start (until they listen), not during
                                   the kills, elections and catch-up (--load-during-starts: not at all).
                                   At the end: every acknowledged promise verified, every acknowledged write read back
                                   (verified reads); no integrity violation may be reported. Exit 1 otherwise.
                                   Default: 1x3 and 2x3, 16 faults per layout (all kinds first, then at random),
-                                  10 s of warm-up; --quick (the CI smoke): 2x3 (with cross-shard transactions)
-                                  with 3 faults, leader_after_sign, leader_after_return and quorum_down, after 5 s.""");
+                                  10 s of warm-up, 3-8 s between faults; --quick (the CI smoke): 2x3 (with
+                                  cross-shard transactions) with 3 faults, leader_after_sign, leader_after_return
+                                  (after 2 s without the follower) and quorum_down (3 s), 1-2 s apart.""");
                         System.exit(0);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + args[i]);
                 }
             }
             FailoverFaults.Timing timing = quick
-                    ? new FailoverFaults.Timing(3, 2, 2, quorumDown, Duration.ofSeconds(180))
+                    ? new FailoverFaults.Timing(2, 2, 2, quorumDown, Duration.ofSeconds(180))
                     : new FailoverFaults.Timing(8, 10, 5, quorumDown, Duration.ofSeconds(300));
-            return new Options(layouts, faults, seed, writers, 0.3, warmup, 3, quick ? 5 : 8,
+            return new Options(layouts, faults, seed, writers, 0.3, warmup, quick ? 1 : 3, quick ? 2 : 8,
                     timing, loadDuringStarts, dir.toAbsolutePath().normalize(), launcher.toAbsolutePath().normalize(),
                     quick);
         }
@@ -238,6 +243,10 @@ public final class FailoverBenchmark {
                         + "/", o.crossShare());
                 long loadStart = System.nanoTime();
                 load.start(o.writers(), random.nextLong());
+                if (!awaitFlowing(load, o.writers(), layout, o.timing().recoveryBound())) {
+                    throw new IOException("no transaction of the writers was acknowledged within "
+                            + o.timing().recoveryBound() + " (single- and cross-shard)");
+                }
                 Thread.sleep((long) (o.warmupSeconds() * 1000));
                 log("%s: %d writers, %d tx acknowledged after the warm-up", layout, o.writers(), load.acked.get());
                 FailoverFaults faults = new FailoverFaults(cluster, load, !o.loadDuringStarts(), random,
@@ -285,6 +294,22 @@ public final class FailoverBenchmark {
             log("%s: done in %.0f s", layout, (System.nanoTime() - started) / 1e9);
             return new Result(outcomes.size(), ok);
         }
+    }
+
+    /**
+     * Until every writer's transactions flow: as many acknowledged as there are writers, and with several shards one
+     * cross-shard among them. False if not within {@code bound}.
+     */
+    private static boolean awaitFlowing(FailoverLoad load, int writers, Layout layout, Duration bound)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + bound.toNanos();
+        while (load.acked.get() < writers || (layout.shards() > 1 && load.crossShard.get() == 0)) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(20);
+        }
+        return true;
     }
 
     /** The launcher's environment: the members' JVM options and server settings. */

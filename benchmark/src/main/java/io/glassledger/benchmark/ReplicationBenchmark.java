@@ -15,8 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
@@ -46,15 +46,16 @@ public final class ReplicationBenchmark {
                    double restartAt, double endAt, Path dir, Path chart, boolean quick, boolean killFollower) {
         static Options parse(String[] args) {
             boolean quick = List.of(args).contains("--quick");
-            // --quick, the CI smoke: small enough to add about a minute and a half to the CI run
+            // --quick, the CI smoke: one window of each, and a timeline of 8 s with 3 s of load before the kill (the
+            // restarted replica's catch-up is waited for after it, before the replicas are compared)
             int keys = quick ? 2_000 : 100_000;
             int clients = 64;
             int rounds = quick ? 1 : 2;
             double window = quick ? 2 : 15;
             double warmup = quick ? 1 : 20;
-            double kill = quick ? 5 : 40;
-            double restart = quick ? 8 : 60;
-            double end = quick ? 12 : 100;
+            double kill = quick ? 3 : 40;
+            double restart = quick ? 5 : 60;
+            double end = quick ? 8 : 100;
             Path dir = Path.of(System.getProperty("glassledger.bench.dir", "benchmark/work/replication"));
             Path chart = null;
             boolean killFollower = false;
@@ -81,7 +82,7 @@ public final class ReplicationBenchmark {
                                   workload X against a Raft group of 3 replicas and a single server on loopback:
                                   the replication overhead (alternating windows of S seconds, R rounds; default
                                   2 x 15 s), then GlassDB's Figure 9: throughput per second with the leader killed
-                                  at 40 s and restarted at 60 s, to 100 s (--quick: 5, 8, 12 s), and its chart;
+                                  at 40 s and restarted at 60 s, to 100 s (--quick: 3, 5, 8 s), and its chart;
                                   --kill follower kills a follower instead (a diagnostic: recovery_seconds then
                                   says whether two replicas keep the rate of three)""");
                         System.exit(0);
@@ -111,86 +112,29 @@ public final class ReplicationBenchmark {
         System.err.printf("[replication] " + fmt + "%n", a);
     }
 
-    /** A group of three replicas of shard 0 on loopback, each a server process. */
-    private static final class Group implements AutoCloseable {
-        final Path jar;
-        final List<String> jvm;
-        final List<List<String>> args = new ArrayList<>();
-        final List<Path> dirs = new ArrayList<>();
-        final List<Integer> ports = new ArrayList<>();
-        final ServerProcess[] servers = new ServerProcess[3];
-        final List<URI> urls = new ArrayList<>();
-
-        Group(Path jar, Path dir, List<String> jvm, List<String> common) throws Exception {
-            this.jar = jar;
-            this.jvm = jvm;
-            int https = ServerCluster.freePorts(3);
-            int raft = ServerCluster.freePorts(3);
-            List<String> peers = new ArrayList<>();
-            for (int r = 0; r < 3; r++) {
-                peers.add("127.0.0.1:" + (raft + r));
-                urls.add(URI.create("https://127.0.0.1:" + (https + r)));
-            }
-            byte[] seed = new byte[32];
-            new java.security.SecureRandom().nextBytes(seed);
-            for (int r = 0; r < 3; r++) {
-                Path d = dir.resolve("replica-" + r);
-                Files.createDirectories(d);
-                // A group signs one ledger: every replica holds the shard's key.
-                Files.writeString(d.resolve("server.key"), HexFormat.of().formatHex(seed) + "\n");
-                List<String> a = new ArrayList<>(common);
-                a.addAll(List.of("--glassledger.replication.peers=" + String.join(",", peers),
-                        "--glassledger.replication.urls=" + String.join(",", urls.stream().map(URI::toString)
-                                .toList()), "--glassledger.replication.replica=" + r));
-                dirs.add(d);
-                ports.add(https + r);
-                args.add(a);
-            }
-            try {
-                servers[0] = new ServerProcess(jar, dirs.get(0), jvm, args.get(0), ports.get(0));
-                for (int r = 1; r < 3; r++) {
-                    Path d = dirs.get(r);
-                    Files.createDirectories(d.resolve("tls"));
-                    Files.createDirectories(d.resolve("auth"));
-                    for (String f : List.of("tls/server.p12", "tls/server.p12.password", "auth/api-keys.json")) {
-                        Files.copy(dirs.get(0).resolve(f), d.resolve(f));
-                    }
-                    servers[r] = new ServerProcess(jar, d, jvm, args.get(r), ports.get(r));
-                }
-            } catch (Exception e) {
-                close();
-                throw e;
-            }
-        }
-
-        void restart(int r) throws Exception {
-            servers[r] = new ServerProcess(jar, dirs.get(r), jvm, args.get(r), ports.get(r));
-        }
-
-        void kill(int r) throws Exception {
-            servers[r].process.destroyForcibly();  // SIGKILL
-            servers[r].process.waitFor(30, TimeUnit.SECONDS);
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            for (ServerProcess sp : servers) {
-                if (sp != null) {
-                    sp.close();
-                }
-            }
-        }
-    }
-
     int run(Options o) throws Exception {
         Path jar = Path.of(System.getProperty("glassledger.server.jar",
                 "ledger-server/target/ledger-server-0.1.0-SNAPSHOT-exec.jar")).toAbsolutePath();
         List<String> common = new ArrayList<>(ServerCluster.quickArgs(o.quick()));
         common.addAll(List.of("--logging.level.root=WARN", "--logging.level.io.glassledger.server.StartupReport=INFO"));
-        List<String> heap = o.quick() ? List.of("-Xms256m", "-Xmx512m") : List.of("-Xms1g", "-Xmx1g");
+        List<String> heap = o.quick() ? List.of("-Xms256m", "-Xmx512m", ServerCluster.C1_ONLY)
+                : List.of("-Xms1g", "-Xmx1g");
         Workload data = new Workload(o.keys(), 42);
-        try (ServerProcess single = new ServerProcess(jar, o.dir().resolve("single"), heap, common);
-             Group group = new Group(jar, o.dir().resolve("group"), heap, common)) {
+        // The single server starts while the group does.
+        CompletableFuture<ServerProcess> singleStart = ServerProcess.startAsync(jar, o.dir().resolve("single"), heap,
+                common, 0);
+        ReplicaGroup started;
+        try {
+            started = new ReplicaGroup(jar, o.dir().resolve("group"), heap, common);
+        } catch (Exception e) {
+            try {
+                ServerProcess.started(singleStart).close();
+            } catch (IOException ignored) {
+                // it did not start either
+            }
+            throw e;
+        }
+        try (ReplicaGroup group = started; ServerProcess single = ServerProcess.started(singleStart)) {
             log("single server %s; group %s", single.url, group.urls);
             ServerProcess first = group.servers[0];
             HttpClient http = HttpClient.newBuilder().sslContext(PinnedTrustManager.sslContext(first.fingerprint))
@@ -220,7 +164,7 @@ public final class ReplicationBenchmark {
 
     /** Alternating windows, single then group, {@code rounds} times; medians. */
     private int overhead(Options o, Workload data, GlassLedgerClient one, GlassLedgerClient three,
-                         ServerProcess single, Group group) throws Exception {
+                         ServerProcess single, ReplicaGroup group) throws Exception {
         List<Double> r1 = new ArrayList<>();
         List<Double> r3 = new ArrayList<>();
         List<Double> cpu1 = new ArrayList<>();
@@ -287,7 +231,7 @@ public final class ReplicationBenchmark {
     }
 
     /** The timeline: the leader killed at {@code killAt}, restarted at {@code restartAt}. */
-    private int figure9(Options o, Workload data, GlassLedgerClient client, Group group, HttpClient http,
+    private int figure9(Options o, Workload data, GlassLedgerClient client, ReplicaGroup group, HttpClient http,
                         ShardReplicas replicas) throws Exception {
         ServiceBenchmark.Load load = start(o, data, client);
         Thread.sleep((long) (o.warmupSeconds() * 1000));
@@ -430,7 +374,7 @@ public final class ReplicationBenchmark {
      * Logs, once a second through the timeline, each replica's head block, writes not yet persisted and queue depth
      * (its Prometheus gauges): where a replica lags, and how far the new leader is behind when it takes over.
      */
-    private static Thread lagLogger(Group group, HttpClient http, String adminKey, long t0, double endAt) {
+    private static Thread lagLogger(ReplicaGroup group, HttpClient http, String adminKey, long t0, double endAt) {
         java.util.regex.Pattern gauge = java.util.regex.Pattern.compile(
                 "(?m)^glassledger_(head_block|unpersisted_writes|queue_depth)\\{[^}]*\\} ([0-9.E+-]+)$");
         Thread t = new Thread(() -> {

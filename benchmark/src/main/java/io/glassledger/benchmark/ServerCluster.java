@@ -29,11 +29,15 @@ final class ServerCluster implements AutoCloseable {
     /**
      * The server JVMs' heap: a fixed, pre-touched 2 GiB for measured runs; for {@code --quick} (the CI smoke) at most
      * 768 MiB each, with a 128 MB ledger cache ({@link #quickArgs}), so that a quick run of up to three shards and the
-     * benchmark's own JVM fit in 3 GiB of heap.
+     * benchmark's own JVM fit in 3 GiB of heap. A quick run's servers also compile with C1 only: a smoke's windows
+     * are seconds long, too short for C2's code to pay for its compilation, and a start takes about half the CPU.
      */
     static List<String> heap(boolean quick) {
-        return quick ? List.of("-Xms256m", "-Xmx768m") : List.of("-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch");
+        return quick ? List.of("-Xms256m", "-Xmx768m", C1_ONLY) : List.of("-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch");
     }
+
+    /** The JIT's first tier only (see {@link #heap}). */
+    static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
 
     /** Server settings that go with {@link #heap}: the ledger's node cache sized to a quick run's heap. */
     static List<String> quickArgs(boolean quick) {

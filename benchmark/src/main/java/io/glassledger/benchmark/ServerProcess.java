@@ -3,12 +3,14 @@ package io.glassledger.benchmark;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -23,6 +25,13 @@ final class ServerProcess implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listening on (https://[0-9.]+:\\d+)");
     private static final Pattern PIN = Pattern.compile("TLS certificate SHA-256 \\(pin it\\): ([0-9a-f]{64})");
     private static final Pattern MANAGEMENT = Pattern.compile("health probes and metrics at (https://[0-9.]+:\\d+)/");
+
+    /**
+     * JVM options that go with the jar ({@code glassledger.server.jvm-options}, set by benchmark/run from
+     * {@code ./glassledger fast-jar}: the class-data-sharing archive of the unpacked jar), before the caller's.
+     */
+    private static final List<String> LAUNCH_OPTIONS = List.of(System.getProperty("glassledger.server.jvm-options", "")
+            .trim().split("\\s+")).stream().filter(o -> !o.isEmpty()).toList();
 
     final Process process;
     final String url;
@@ -43,6 +52,7 @@ final class ServerProcess implements AutoCloseable {
         Files.createDirectories(dataDir);
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(LAUNCH_OPTIONS);
         cmd.addAll(jvmOpts);
         cmd.addAll(List.of("-jar", jar.toString(), "--server.port=" + port, "--management.server.port=0",
                 "--glassledger.data-dir=" + dataDir));
@@ -97,6 +107,41 @@ final class ServerProcess implements AutoCloseable {
         this.url = up[0];
         this.fingerprint = up[1];
         this.managementUrl = up[2];
+    }
+
+    /**
+     * A server started on a thread of its own (not the common pool's: on 2 cores it has one thread), so that its
+     * JVM's start overlaps the caller's next one.
+     */
+    static CompletableFuture<ServerProcess> startAsync(Path jar, Path dir, List<String> jvm, List<String> args,
+                                                       int port) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return new ServerProcess(jar, dir, jvm, args, port);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }, task -> {
+            Thread t = new Thread(task, "server-start");
+            t.setDaemon(true);
+            t.start();
+        });
+    }
+
+    /** The started server, or what its start threw. */
+    static ServerProcess started(CompletableFuture<ServerProcess> start) throws IOException,
+            InterruptedException {
+        try {
+            return start.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UncheckedIOException io) {
+                throw io.getCause();
+            }
+            throw new IOException("a server did not start", e.getCause());
+        }
     }
 
     String apiKey(String clientId) throws IOException {
