@@ -193,16 +193,17 @@ def main():
         base = f"https://127.0.0.1:{port}"
         keys = credentials(os.path.join(cdir, "credentials.txt"))
         keys["peer"] = open(os.path.join(cdir, "peer.key")).read().strip()
-        for i in range(3):  # real blocks, so that reads, proofs and blocks answer with data
-            subprocess.run([os.path.join(root, "ledger-cli"), "--cluster", os.path.join(cdir, "cluster.properties"),
-                            "--api-key", keys["client"], "--key-file", os.path.join(work, "client.key"),
-                            "--state", os.path.join(work, "client-state"), "put", f"k{i}", f"v{i}"],
-                           check=True, stdout=subprocess.DEVNULL)
+        # The auditor starts while ledger-cli writes (it follows the shard from its first block either way).
         alog = open(os.path.join(work, "auditor.log"), "w")
         auditor = subprocess.Popen([os.path.join(root, "glassledger"), "auditor", "--cluster",
                                     os.path.join(cdir, "cluster.properties"), f"--server.port={aport}",
                                     "--glassledger.auditor.data-dir=" + os.path.join(work, "auditor-data")],
                                    stdout=alog, stderr=subprocess.STDOUT)
+        for i in range(3):  # real blocks, so that reads, proofs and blocks answer with data
+            subprocess.run([os.path.join(root, "ledger-cli"), "--cluster", os.path.join(cdir, "cluster.properties"),
+                            "--api-key", keys["client"], "--key-file", os.path.join(work, "client.key"),
+                            "--state", os.path.join(work, "client-state"), "put", f"k{i}", f"v{i}"],
+                           check=True, stdout=subprocess.DEVNULL)
         JVMS["server"] = os.path.join(cdir, "shard-0", "server.pid")
         JVMS["auditor"] = auditor.pid
         PORTS.update(server=port, auditor=aport)
