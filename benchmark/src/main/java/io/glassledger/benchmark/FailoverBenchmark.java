@@ -64,8 +64,8 @@ public final class FailoverBenchmark {
             Integer faults = null;
             long seed = new java.security.SecureRandom().nextLong();
             int writers = quick ? 6 : 12;
-            // --quick: the quorum down 3 s, three times the promise deadline (promises go overdue and are proven
-            // later); no warm-up beyond the wait every run has, until the writers' transactions are acknowledged.
+            // --quick: the quorum down 3 s, three times the ~1 s promise deadline; no warm-up beyond the wait every run
+            // has, until the writers' transactions are acknowledged.
             double quorumDown = quick ? 3 : 60;
             double warmup = quick ? 0 : 10;
             boolean loadDuringStarts = false;
