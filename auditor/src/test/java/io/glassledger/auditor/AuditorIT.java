@@ -18,6 +18,7 @@ import io.glassledger.verify.txn.SignedTransaction;
 import io.glassledger.verify.txn.TxnDraft;
 import io.glassledger.verify.hash.Hash;
 import io.glassledger.verify.block.Block;
+import io.glassledger.server.testing.ExecJar;
 import io.glassledger.server.testing.LauncherCluster;
 import io.glassledger.server.testing.TestPorts;
 import java.io.IOException;
@@ -683,11 +684,11 @@ class AuditorIT {
     private static Process forkServer(Path data, int port) throws Exception {
         Path jar = root.resolve("ledger-server").resolve("target").resolve("ledger-server-0.1.0-SNAPSHOT-exec.jar");
         Files.deleteIfExists(data.resolve("server.pid"));
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(), "--server.port=" + port,
-                "--glassledger.data-dir=" + data, "--glassledger.shard=0", "--glassledger.cluster.shards=3",
-                "--glassledger.ledger-cache=64MB", "--logging.level.root=WARN",
-                "--logging.level.io.glassledger.server.StartupReport=INFO")
+        List<String> cmd = new ArrayList<>(ExecJar.javaCommand(jar, "-Xmx384m", "-XX:TieredStopAtLevel=1"));
+        cmd.addAll(List.of("--server.port=" + port, "--glassledger.data-dir=" + data, "--glassledger.shard=0",
+                "--glassledger.cluster.shards=3", "--glassledger.ledger-cache=64MB", "--logging.level.root=WARN",
+                "--logging.level.io.glassledger.server.StartupReport=INFO"));
+        Process p = new ProcessBuilder(cmd)
                 .redirectErrorStream(true).redirectOutput(dir.resolve("fork.log").toFile()).start();
         closeables.add(p::destroyForcibly);
         await().atMost(PROGRESS).until(() -> Files.readString(dir.resolve("fork.log"))
@@ -719,8 +720,8 @@ class AuditorIT {
     private static Process launchAuditor(int port, Path data, Path clusterFile, String apiKey, String peer,
                                          String... extra) throws Exception {
         Path jar = Path.of("target", "auditor-0.1.0-SNAPSHOT-exec.jar").toAbsolutePath();
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(), "--server.port=" + port,
+        List<String> cmd = new ArrayList<>(ExecJar.javaCommand(jar, "-Xmx384m", "-XX:TieredStopAtLevel=1"));
+        cmd.addAll(List.of("--server.port=" + port,
                 "--glassledger.auditor.data-dir=" + data, "--glassledger.auditor.cluster=" + clusterFile,
                 "--glassledger.auditor.poll-interval=200ms", "--glassledger.auditor.peers=" + peer,
                 "--glassledger.auditor.peer-pins=" + PINS.get(peer),

@@ -60,24 +60,35 @@ import org.junit.jupiter.api.Test;
  * </ul>
  */
 @org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
+@org.junit.jupiter.api.TestInstance(org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS)
 class ClusterIT {
     /**
-     * Replicas per shard: 1 (3 unreplicated shards, shards killed) or, with {@code -Dglassledger.it.replicas=3} (the
-     * second failsafe execution, issue 20), 2 shards of 3 Raft replicas each, whose leaders are killed.
+     * Replicas per shard: 1 (3 unreplicated shards, shards killed) or, in {@link ReplicatedClusterIT} (issue 20), 3:
+     * 2 shards of 3 Raft replicas each, whose leaders are killed.
      */
-    static final int REPLICAS = Integer.getInteger("glassledger.it.replicas", 1);
-    static final int SHARDS = REPLICAS > 1 ? 2 : 3;
+    private final int replicas;
+    private final int shards;
     static final int ACCOUNTS = 24;
     static final long OPENING = 1_000;
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The bound of a wait for the cluster's progress: on a loaded machine, minutes. */
     private static final Duration PROGRESS = Duration.ofMinutes(3);
 
-    private static LauncherCluster launched;
-    private static Path dir;
-    private static String apiKey;
-    private static String adminKey;
-    private static Properties cluster;
+    private LauncherCluster launched;
+    private Path dir;
+    private String apiKey;
+    private String adminKey;
+    private Properties cluster;
+
+    ClusterIT() {
+        this.replicas = replicasPerShard();
+        this.shards = replicas > 1 ? 2 : 3;
+    }
+
+    /** 1 here; {@link ReplicatedClusterIT} says 3 (JUnit makes a test class through its one constructor). */
+    int replicasPerShard() {
+        return 1;
+    }
 
     static Bytes account(int i) {
         return Bytes.of(String.format("acct-%02d", i).getBytes(StandardCharsets.UTF_8));
@@ -104,9 +115,9 @@ class ClusterIT {
     }
 
     @BeforeAll
-    static void startCluster() throws Exception {
-        launched = new LauncherCluster(Path.of("target", REPLICAS > 1 ? "cluster-it-r" + REPLICAS : "cluster-it"),
-                SHARDS, REPLICAS, "--glassledger.cluster.prepare-timeout=2s "
+    void startCluster() throws Exception {
+        launched = new LauncherCluster(Path.of("target", replicas > 1 ? "cluster-it-r" + replicas : "cluster-it"),
+                shards, replicas, "--glassledger.cluster.prepare-timeout=2s "
                 + "--glassledger.cluster.resolve-interval=500ms --glassledger.ledger-cache=64MB "
                 + "--logging.level.root=WARN --logging.level.io.glassledger.server.StartupReport=INFO "
                 + "--logging.level.io.glassledger.server.shard.Resolver=INFO",
@@ -119,7 +130,7 @@ class ClusterIT {
     }
 
     @AfterAll
-    static void stopCluster() throws Exception {
+    void stopCluster() throws Exception {
         if (launched != null) {
             launched.close();
         }
@@ -169,12 +180,12 @@ class ClusterIT {
             // after a time, which would mean nothing on a loaded machine) and restarted, while transfers run.
             SplittableRandom r = new SplittableRandom(2026);
             // Three kills; two of leaders on a replicated cluster (six server JVMs on the CI's two cores already).
-            for (int round = 0; round < (REPLICAS > 1 ? 2 : 3); round++) {
+            for (int round = 0; round < (replicas > 1 ? 2 : 3); round++) {
                 int more = 5 + r.nextInt(20);
                 int atRound = out.committed.size();
                 await().atMost(PROGRESS).until(() -> out.committed.size() >= atRound + more);
-                int victim = r.nextInt(SHARDS);
-                launched.kill9(victim, REPLICAS == 1 ? 0 : leader(victim));
+                int victim = r.nextInt(shards);
+                launched.kill9(victim, replicas == 1 ? 0 : leader(victim));
                 progress(t0, "round %d: shard %d killed after %d transfers", round, victim, out.committed.size());
                 launched.start();
                 progress(t0, "round %d: shard %d started again", round, victim);
@@ -208,7 +219,7 @@ class ClusterIT {
             progress(t0, "every promise verified");
             // The ledger's markers say which transfers committed; the balances must follow from them exactly.
             Map<String, String> markers = new HashMap<>();
-            for (int s = 0; s < SHARDS; s++) {
+            for (int s = 0; s < shards; s++) {
                 markers.putAll(scan(s, "xfer/", "xfer0"));
             }
             long[] expected = new long[ACCOUNTS];
@@ -250,9 +261,9 @@ class ClusterIT {
     }
 
     /** A step of the bank test and when, for reading a slow run's log. */
-    private static void progress(long t0, String format, Object... args) {
+    private void progress(long t0, String format, Object... args) {
         System.out.printf("ClusterIT [%d s, %d replicas]: %s%n", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0),
-                REPLICAS, String.format(format, args));
+                replicas, String.format(format, args));
     }
 
     static final class Outcomes {
@@ -280,7 +291,7 @@ class ClusterIT {
     @org.junit.jupiter.api.Order(2)
     void apiKeysAndClientKeysMadeOnceWorkAtEveryMember() throws Exception {
         List<URI> members = new ArrayList<>();
-        for (int s = 0; s < SHARDS; s++) {
+        for (int s = 0; s < shards; s++) {
             members.addAll(urls(s));
         }
         URI maker = members.get(members.size() - 1);
@@ -295,7 +306,7 @@ class ClusterIT {
                     .until(() -> call(u, "GET", "/v1/info", key.apiKey(), null).statusCode() == 200);
         }
         SigningKey signer = SigningKey.generate();
-        URI shard0 = REPLICAS == 1 ? urls(0).get(0) : urls(0).get(leader(0));
+        URI shard0 = replicas == 1 ? urls(0).get(0) : urls(0).get(leader(0));
         HttpResponse<byte[]> reg = call(shard0, "POST", "/v1/clients/key", key.apiKey(),
                 "{\"publicKey\":\"" + signer.publicKey().hex() + "\"}");
         assertThat(reg.statusCode()).as(new String(reg.body(), StandardCharsets.UTF_8)).isEqualTo(201);
@@ -309,12 +320,12 @@ class ClusterIT {
             Dto.ClusterDto c = JSON.readValue(call(u, "GET", "/v1/cluster", key.apiKey(), null).body(),
                     Dto.ClusterDto.class);
             assertThat(c.directory()).as(u.toString()).isNotNull();
-            assertThat(c.replicas()).as(u.toString()).hasSize(SHARDS);
+            assertThat(c.replicas()).as(u.toString()).hasSize(shards);
             String map = JSON.writeValueAsString(c.replicas());
             expectedMap = expectedMap == null ? map : expectedMap;
             assertThat(map).as("the shard map at %s", u).isEqualTo(expectedMap);
         }
-        for (int s = 0; s < SHARDS; s++) {
+        for (int s = 0; s < shards; s++) {
             List<String> want = urls(s).stream().map(URI::toString).toList();
             assertThat(expectedMap).as("shard %d's replicas", s).contains(JSON.writeValueAsString(want));
         }
@@ -337,11 +348,11 @@ class ClusterIT {
     @Test
     @org.junit.jupiter.api.Order(3)
     void aMemberCutOffFromTheDirectory_isNotReady_untilTheVotersReturn() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(REPLICAS == 1 && SHARDS == 3);
+        org.junit.jupiter.api.Assumptions.assumeTrue(replicas == 1 && shards == 3);
         URI shard0 = urls(0).get(0);
         await().atMost(PROGRESS).pollInterval(Duration.ofMillis(250))
                 .until(() -> probe(shard0, "readiness") == 200);
-        for (int s = 1; s < SHARDS; s++) {
+        for (int s = 1; s < shards; s++) {
             launched.kill9(s, 0);
         }
         await().atMost(PROGRESS).pollInterval(Duration.ofMillis(250))
@@ -353,7 +364,7 @@ class ClusterIT {
     }
 
     /** The status of a member's health probe ({@code readiness} or {@code liveness}) on its management port. */
-    private static int probe(URI member, String which) {
+    private int probe(URI member, String which) {
         try {
             return http().send(HttpRequest.newBuilder(URI.create(management(member) + "/actuator/health/" + which))
                     .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
@@ -362,7 +373,7 @@ class ClusterIT {
         }
     }
 
-    private static HttpResponse<byte[]> call(URI base, String method, String path, String key, String json)
+    private HttpResponse<byte[]> call(URI base, String method, String path, String key, String json)
             throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
                 .header("Authorization", "Bearer " + key);
@@ -492,9 +503,9 @@ class ClusterIT {
     }
 
     /** Transactions held prepared, summed over every shard and, of a replicated shard, every replica. */
-    private static long preparedEverywhere() throws Exception {
+    private long preparedEverywhere() throws Exception {
         long n = 0;
-        for (int s = 0; s < SHARDS; s++) {
+        for (int s = 0; s < shards; s++) {
             for (URI u : urls(s)) {
                 URI prometheus = URI.create(management(u) + "/actuator/prometheus");
                 String metrics = new String(send(HttpRequest.newBuilder(prometheus)
@@ -512,17 +523,17 @@ class ClusterIT {
 
 
     /** A member's management port (health probes, metrics): the launcher puts it 3000 above its HTTPS port. */
-    private static URI management(URI member) {
+    private URI management(URI member) {
         return LauncherCluster.management(member);
     }
 
     /** The URLs of a shard's replicas, from the cluster file. */
-    private static List<URI> urls(int shard) {
+    private List<URI> urls(int shard) {
         return launched.urls(shard);
     }
 
     /** The replica of {@code shard} that answers a latest read (its leader), once there is one. */
-    private static int leader(int shard) {
+    private int leader(int shard) {
         int[] found = {-1};
         await().atMost(PROGRESS).pollInterval(Duration.ofMillis(50)).until(() -> {
             List<URI> us = urls(shard);
@@ -547,8 +558,8 @@ class ClusterIT {
     }
 
     /** An account key held by {@code shard} (a latest read of another shard's key is refused as wrong_shard). */
-    private static Bytes leaderProbeKey(int shard) {
-        io.glassledger.verify.shard.ShardMap map = new io.glassledger.verify.shard.ShardMap(1, SHARDS);
+    private Bytes leaderProbeKey(int shard) {
+        io.glassledger.verify.shard.ShardMap map = new io.glassledger.verify.shard.ShardMap(1, shards);
         for (int i = 0; i < ACCOUNTS; i++) {
             if (map.shardOf(account(i)) == shard) {
                 return account(i);
@@ -557,7 +568,7 @@ class ClusterIT {
         throw new IllegalStateException("no account on shard " + shard);
     }
 
-    private static Map<String, String> scan(int shard, String from, String to) throws Exception {
+    private Map<String, String> scan(int shard, String from, String to) throws Exception {
         Map<String, String> out = new HashMap<>();
         String start = Wire.b64(Bytes.of(from.getBytes(StandardCharsets.UTF_8)));
         while (true) {
@@ -579,19 +590,19 @@ class ClusterIT {
         }
     }
 
-    private static HttpClient http() {
+    private HttpClient http() {
         return HttpClient.newBuilder().sslContext(PinnedTrustManager.sslContext(cluster.getProperty("pin")))
                 .version(HttpClient.Version.HTTP_1_1).build();
     }
 
-    private static byte[] post(int shard, String path, String body) throws Exception {
-        URI base = REPLICAS == 1 ? urls(shard).get(0) : urls(shard).get(leader(shard));
+    private byte[] post(int shard, String path, String body) throws Exception {
+        URI base = replicas == 1 ? urls(shard).get(0) : urls(shard).get(leader(shard));
         return send(HttpRequest.newBuilder(URI.create(base + path))
                 .header("Authorization", "Bearer " + apiKey).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build());
     }
 
-    private static byte[] send(HttpRequest req) throws Exception {
+    private byte[] send(HttpRequest req) throws Exception {
         HttpResponse<byte[]> resp = http().send(req, HttpResponse.BodyHandlers.ofByteArray());
         if (resp.statusCode() != 200) {
             throw new IllegalStateException(req.uri() + " answered " + resp.statusCode() + ": "

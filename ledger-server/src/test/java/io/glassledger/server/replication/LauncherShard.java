@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.glassledger.api.PinnedTrustManager;
+import io.glassledger.server.testing.ExecJar;
 import io.glassledger.server.testing.LauncherCluster;
 import java.io.IOException;
 import java.net.URI;
@@ -122,11 +123,10 @@ final class LauncherShard implements AutoCloseable {
             rafts.add(raftAddress(r));
             https.add(url(r).toString());
         }
-        List<String> cmd = new ArrayList<>(List.of("java"));
-        cmd.addAll(List.of(LauncherCluster.JAVA_OPTS.split(" ")));
-        cmd.addAll(List.of("-jar",
-                root.resolve("ledger-server/target/ledger-server-0.1.0-SNAPSHOT-exec.jar").toString(),
-                "--glassledger.data-dir=" + d, "--glassledger.shard=0", "--server.port=" + (port + REPLICAS),
+        List<String> cmd = new ArrayList<>(ExecJar.javaCommand(
+                root.resolve("ledger-server/target/ledger-server-0.1.0-SNAPSHOT-exec.jar"),
+                LauncherCluster.JAVA_OPTS.split(" ")));
+        cmd.addAll(List.of("--glassledger.data-dir=" + d, "--glassledger.shard=0", "--server.port=" + (port + REPLICAS),
                 "--management.server.port=" + (port + 3000 + REPLICAS),
                 "--glassledger.ledger-cache=32MB", "--logging.level.root=WARN",
                 "--logging.level.io.glassledger.server.replication=INFO",

@@ -115,8 +115,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  *       the shard's key (a replica of the shard: the gate seals and checks state-machine entries only, and takes a
  *       member's word for its id) makes a follower the leader of a group of its own.</li>
  * </ol>
- * Run alone, once (the default execution's settings; {@code -Dit.test} with {@code verify} would select it in the
- * {@code replicated-bank} execution too), building the modules it needs from this tree, not from the local Maven
+ * Run alone, building the modules it needs from this tree, not from the local Maven
  * repository, which other builds on the machine may have overwritten:
  * {@code ./mvnw -B -pl ledger-server -am package org.apache.maven.plugins:maven-failsafe-plugin:3.5.3:integration-test
  * org.apache.maven.plugins:maven-failsafe-plugin:3.5.3:verify -Dit.test=RaftAttackIT -Dtest=NONE
