@@ -112,10 +112,14 @@ class ClusterImageIT {
             int leader = leader(urls, tls.pin());
             LOG.info("the group formed: replica {} leads", leader);
             // One directory: a key made at one member works at every member.
+            // A member is ready once its shard group serves; its directory group may still be electing
+            // (role CANDIDATE, appliedIndex 0), so wait until each member's map names the replicas.
             for (String u : urls) {
-                JsonNode cluster = JSON.readTree(Containers.https("GET", u + "/v1/cluster", tls.pin(), ADMIN).body());
-                assertTrue(cluster.toString().contains(raft.get(0)) || cluster.toString().contains(urls.get(0)),
-                        "the shard map names the replicas: " + cluster);
+                await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+                    JsonNode cluster = JSON.readTree(Containers.https("GET", u + "/v1/cluster", tls.pin(), ADMIN).body());
+                    assertTrue(cluster.toString().contains(raft.get(0)) || cluster.toString().contains(urls.get(0)),
+                            "the shard map names the replicas: " + cluster);
+                });
             }
             auditor.start();
 
