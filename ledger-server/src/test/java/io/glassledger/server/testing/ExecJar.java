@@ -49,9 +49,10 @@ public final class ExecJar {
             Instant built = Files.getLastModifiedTime(plain).toInstant();
             Path dir = execJar.resolveSibling("unpacked")
                     .resolve(name.substring(0, name.length() - ".jar".length()) + "-" + STAMP.format(built));
-            boolean ready = Files.isRegularFile(dir.resolve("done")) && Files.isRegularFile(dir.resolve("app.jsa"))
+            boolean ready = Files.isRegularFile(dir.resolve("ready")) && Files.isRegularFile(dir.resolve("app.jsa"))
                     && Files.isRegularFile(dir.resolve(name));
-            return ready ? dir : null;
+            // The path the launcher made the archive through (physical): the JDK maps it only for the same path.
+            return ready ? dir.toRealPath() : null;
         } catch (IOException e) {
             return null;
         }
