@@ -15,6 +15,7 @@ import io.glassledger.client.Txn;
 import io.glassledger.verify.crypto.SigningKey;
 import io.glassledger.verify.hash.Bytes;
 import io.glassledger.server.testing.LauncherCluster;
+import io.glassledger.server.testing.Pacer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -73,6 +74,12 @@ class ClusterIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The bound of a wait for the cluster's progress: on a loaded machine, minutes. */
     private static final Duration PROGRESS = Duration.ofMinutes(3);
+    /**
+     * Each transfer thread begins at most this many transfers a second, the reader half as many reads: a load that
+     * keeps 2PC in flight at every kill while leaving the machine room to restart a shard (unpaced, the three threads
+     * took both cores, and a restart under them took 50 to 120 s on CI).
+     */
+    private static final double TRANSFERS_PER_SECOND = 2;
 
     private LauncherCluster launched;
     private Path dir;
@@ -387,7 +394,9 @@ class ClusterIT {
 
     private static void transfers(GlassLedgerClient client, Outcomes out, long seed) {
         SplittableRandom r = new SplittableRandom(seed);
+        Pacer pacer = new Pacer(TRANSFERS_PER_SECOND);
         while (!out.stop) {
+            pacer.awaitSlot();
             int a = r.nextInt(ACCOUNTS);
             int b = (a + 1 + r.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
             Txn tx;
@@ -439,7 +448,9 @@ class ClusterIT {
      * (the check must not be vacuous), bounded by the load threads' join.
      */
     private static void readers(GlassLedgerClient client, Outcomes out) {
+        Pacer pacer = new Pacer(TRANSFERS_PER_SECOND / 2);
         while (!out.giveUp && (!out.stop || out.readsCommitted.get() == 0)) {
+            pacer.awaitSlot();
             try {
                 Txn tx = client.begin();
                 long sum = 0;

@@ -2,7 +2,7 @@ package io.glassledger.server.cluster;
 
 /**
  * {@link ClusterIT}'s tests on 2 shards of 3 Raft replicas each, whose leaders the bank test kills (issue 20). A class
- * of its own, so that it runs beside the other integration tests (failsafe runs two classes at a time).
+ * of its own: its own cluster and directory, and its own line in failsafe's report.
  */
 class ReplicatedClusterIT extends ClusterIT {
     @Override

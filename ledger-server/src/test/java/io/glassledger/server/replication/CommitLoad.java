@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.glassledger.client.CommitPromise;
 import io.glassledger.client.GlassLedgerClient;
 import io.glassledger.client.GlassLedgerException;
+import io.glassledger.server.testing.Pacer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,33 +36,25 @@ final class CommitLoad {
 
     /**
      * Starts {@code threads} writers that each begin at most {@code perSecond} commits a second (0: as fast as they
-     * are acknowledged). A paced load is the same for a restarted replica to catch up with however fast the machine
-     * is: unpaced writers on a 2-core machine made each catch-up take minutes.
+     * are acknowledged; {@link Pacer}).
      *
      * @param tag in every value, so that a value read back is this run's (the test's seed)
      * @param bound the writers stop by themselves after this long, should the test never stop them
      */
     CommitLoad(GlassLedgerClient client, String prefix, int threads, int perSecond, String tag, Duration bound) {
         long until = System.nanoTime() + bound.toNanos();
-        long interval = perSecond > 0 ? TimeUnit.SECONDS.toNanos(1) / perSecond : 0;
         for (int t = 0; t < threads; t++) {
             String keys = prefix + t + "-";
-            Thread th = new Thread(() -> run(client, keys, tag, until, interval), "writer-" + keys);
+            Thread th = new Thread(() -> run(client, keys, tag, until, new Pacer(perSecond)), "writer-" + keys);
             th.setDaemon(true);
             th.start();
             this.threads.add(th);
         }
     }
 
-    private void run(GlassLedgerClient client, String keys, String tag, long until, long interval) {
-        long next = System.nanoTime();
+    private void run(GlassLedgerClient client, String keys, String tag, long until, Pacer pacer) {
         for (int n = 0; !stop.get() && System.nanoTime() < until; n++) {
-            // Paced: the next commit begins at its slot (slots missed while a commit was slow are not made up).
-            long wait = next - System.nanoTime();
-            if (wait > 0) {
-                LockSupport.parkNanos(wait);
-            }
-            next = Math.max(next, System.nanoTime() - interval) + interval;
+            pacer.awaitSlot();
             String k = keys + n;
             String v = "v" + n + "-" + tag;
             long begun = System.nanoTime();
