@@ -9,6 +9,7 @@ compared before and after each pass. Prints the counts of each pass; exits non-z
 import argparse
 import json
 import os
+import random
 import re
 import shutil
 import socket
@@ -30,13 +31,24 @@ COVERAGE = "examples," if os.environ.get("ST_COVERAGE") == "0" else "examples,co
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
 
 
+def bindable(port):
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
 def free_port(span=1):
-    """A loopback port p with p..p+span-1 free (the cluster launcher numbers shards from its port)."""
+    """A loopback port p with p..p+span-1 free, and the same at p+1000, p+2000 and p+3000 (the cluster launcher's
+    Raft, directory and management ports) and p+4000 (the auditor's). Below 10000: outside the kernel's ephemeral range, so no outgoing
+    connection takes one between this check and the server's bind, and below the ports the Java tests reserve
+    (TestPorts, 10000 and up), which .ci/run's other lane runs meanwhile."""
+    rng = random.SystemRandom()
     for _ in range(50):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            p = s.getsockname()[1]
-        if p + span < 65536:
+        p = 1100 + rng.randrange(4800)
+        if all(bindable(p + layer + i) for layer in (0, 1000, 2000, 3000, 4000) for i in range(span)):
             return p
     raise RuntimeError("no free port")
 
@@ -184,7 +196,7 @@ def main():
     os.makedirs(work)
     cdir = os.path.join(work, "cluster")
     port = free_port(1)
-    aport = free_port(1)
+    aport = port + 4000
     auditor = None
     failed = []
     try:

@@ -23,8 +23,9 @@ final class ReplicaGroup implements AutoCloseable {
     ReplicaGroup(Path jar, Path dir, List<String> jvm, List<String> common) throws Exception {
         this.jar = jar;
         this.jvm = jvm;
-        int https = ServerCluster.freePorts(3);
-        int raft = ServerCluster.freePorts(3);
+        // One check for both runs, so that the Raft ports cannot overlap the HTTPS ones.
+        int https = ServerCluster.freePorts(3, 2);
+        int raft = https + 1000;
         List<String> peers = new ArrayList<>();
         for (int r = 0; r < 3; r++) {
             peers.add("127.0.0.1:" + (raft + r));

@@ -126,9 +126,11 @@ final class ServerCluster implements AutoCloseable {
      */
     static int freePorts(int n, int blocks) throws IOException {
         for (int attempt = 0; attempt < 50; attempt++) {
-            // Below the kernel's ephemeral range (32768 and up) with every port (+ 4000 at most): an outgoing
-            // connection's local port cannot take one between the check and the bind.
-            int base = 10_000 + new SplittableRandom().nextInt(18_000);
+            // Below 10000 with every port (+ 3000 and the width at most): outside the kernel's ephemeral range
+            // (32768 and up), so an outgoing connection's local port cannot take one between the check and the
+            // bind, and below the ports the tests reserve (TestPorts, 10000 and up), so that .ci/run's two lanes
+            // (tests in one, these smokes in the other) never pick the same port.
+            int base = 1_100 + new SplittableRandom().nextInt(5_000);
             boolean free = true;
             for (int i = 0; i < n * blocks && free; i++) {
                 try (var s = new ServerSocket(base + 1000 * (i / n) + i % n, 1, InetAddress.getLoopbackAddress())) {

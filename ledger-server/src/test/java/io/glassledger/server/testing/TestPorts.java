@@ -32,6 +32,8 @@ import java.util.stream.IntStream;
  *       it even after SIGKILL). Two test processes that both use this class never get the same block.</li>
  *   <li><b>Checked free</b>: every port of the block binds on loopback, so that a port some other program listens
  *       on is passed over.</li>
+ *   <li><b>From 10000 up</b>: the benchmark and tools/schemathesis, which .ci/run runs in its other lane while the
+ *       tests run, pick theirs below 10000.</li>
  * </ul>
  *
  * <p>A block is the launcher's layout: {@link #LAYERS} layers {@link #LAYER} ports apart (a member's HTTPS, Raft,
