@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.glassledger.client.ClientConfig;
 import io.glassledger.client.GlassLedgerClient;
 import io.glassledger.client.TrustedState;
-import io.glassledger.client.cli.LedgerCli;
+import io.glassledger.server.testing.ExecJar;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -134,10 +134,8 @@ class CliSharedStateForkTest {
 
     /** Starts {@code ledger-cli} in a JVM of its own, with the shared state and key files. */
     Process cli(String url, String... command) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                LedgerCli.class.getName(), "--url", url, "--api-key", a.apiKey("default"), "--pin", a.fingerprint(),
-                "--key-file", keyFile.toString(), "--state", state.toString()));
+        List<String> cmd = new ArrayList<>(ExecJar.cliCommand("--url", url, "--api-key", a.apiKey("default"), "--pin",
+                a.fingerprint(), "--key-file", keyFile.toString(), "--state", state.toString()));
         cmd.addAll(List.of(command));
         Path log = Files.createTempFile(dir, "cli-", ".log");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -449,6 +449,53 @@ class CrossShardTest {
         }
     }
 
+    /**
+     * Issue 34: {@code ledger-cli} given one shard's URL of a 2-shard cluster says to give the cluster instead, with
+     * the usage exit status; given the cluster file, the same put commits; admin commands act on the cluster too
+     * (with the cluster's directory a key holds at every member; this pair shares its key file, as the launcher's
+     * shards did before the directory).
+     */
+    @Test
+    void ledgerCli_urlOfOneShard_saysToUseTheCluster_exit2_theClusterFileWorks_adminToo() throws Exception {
+        TestServer[] s = pair();
+        java.util.Map<String, String> env = java.util.Map.of();
+        // The admin identity writes too, and has registered no signing key here (the others sign as default).
+        String[] common = {"--api-key", s[0].apiKey("admin"), "--pin", s[0].fingerprint(), "--key-file",
+            dir.resolve(ns + "cli.key").toString(), "--state", dir.resolve(ns + "cli-state.json").toString()};
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        int rc = io.glassledger.client.cli.LedgerCli.run(concat(common, "--url", s[0].url(), "put", ns + "k", "v"),
+                new java.io.PrintStream(out, true, StandardCharsets.UTF_8),
+                new java.io.PrintStream(err, true, StandardCharsets.UTF_8), env);
+        String said = err.toString(StandardCharsets.UTF_8);
+        assertEquals(2, rc, said);
+        assertTrue(said.contains("--cluster") && said.contains("serves shard 0 of 2"), said);
+
+        Path cluster = dir.resolve(ns + "cluster.properties");
+        Files.writeString(cluster, "shards=2\nmap-version=2\nurl.0=" + s[0].url() + "\nurl.1=" + s[1].url()
+                + "\npin=" + s[0].fingerprint() + "\n");
+        out.reset();
+        err.reset();
+        rc = io.glassledger.client.cli.LedgerCli.run(concat(common, "--cluster", cluster.toString(), "put", ns + "k",
+                "v"), new java.io.PrintStream(out, true, StandardCharsets.UTF_8),
+                new java.io.PrintStream(err, true, StandardCharsets.UTF_8), env);
+        assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
+
+        out.reset();
+        err.reset();
+        rc = io.glassledger.client.cli.LedgerCli.run(new String[] {"--cluster", cluster.toString(), "--api-key",
+            s[0].apiKey("admin"), "admin", "list-keys"}, new java.io.PrintStream(out, true, StandardCharsets.UTF_8),
+                new java.io.PrintStream(err, true, StandardCharsets.UTF_8), env);
+        assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("default"), out.toString(StandardCharsets.UTF_8));
+    }
+
+    private static String[] concat(String[] head, String... tail) {
+        String[] all = java.util.Arrays.copyOf(head, head.length + tail.length);
+        System.arraycopy(tail, 0, all, head.length, tail.length);
+        return all;
+    }
+
     private static void copyTree(Path from, Path to) throws Exception {
         try (var s = Files.walk(from)) {
             for (Path p : s.toList()) {

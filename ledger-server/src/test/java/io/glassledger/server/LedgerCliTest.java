@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.glassledger.client.cli.LedgerCli;
+import io.glassledger.server.testing.ExecJar;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -21,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -181,8 +183,42 @@ class LedgerCliTest {
                 dir.resolve("nopin.json").toString(), "get", "k"));
         assertTrue(err.contains("--pin") && err.contains("GLASSLEDGER_PIN") && err.contains(server.url())
                 && err.contains("pin.txt"), err);
+        assertTrue(err.contains("--cluster") && err.endsWith(".\n"), "the advice is whole: " + err);
         assertFalse(err.contains("PKIX") || err.contains("sun.security") || err.contains("Exception"), err);
-        assertTrue(lines(err) <= 2, err);
+        assertTrue(lines(err) <= 3, err);
+    }
+
+    /**
+     * As a user runs it, in a process of its own (issue 34): a failed TLS handshake leaves only the CLI's own lines on
+     * stderr, none of the transport's log lines or stack traces; {@code --debug} shows those and the cause chain.
+     */
+    @Test
+    void noPin_inItsOwnProcess_stderrHoldsTheAdviceAlone_debugAddsTheTransportsLines() throws Exception {
+        for (boolean debug : new boolean[] {false, true}) {
+            List<String> args = new ArrayList<>(List.of("--url", server.url(), "--api-key", server.apiKey("default"),
+                    "--key-file", dir.resolve("nopin-process.key").toString(), "--state",
+                    dir.resolve("nopin-process.json").toString()));
+            if (debug) {
+                args.add("--debug");
+            }
+            args.addAll(List.of("get", "k"));
+            Path log = dir.resolve("nopin-process-" + debug + ".err");
+            Process p = new ProcessBuilder(ExecJar.cliCommand(args.toArray(String[]::new)))
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(log.toFile()).start();
+            assertTrue(p.waitFor(2, TimeUnit.MINUTES), "ledger-cli did not exit");
+            String stderr = Files.readString(log, StandardCharsets.UTF_8);
+            assertEquals(4, p.exitValue(), stderr);
+            String advice = "error: the TLS certificate of " + server.url() + " is not trusted";
+            if (debug) {
+                assertTrue(stderr.contains(advice) && stderr.contains("The connection observed an error")
+                        && stderr.contains("--debug: the failure's cause chain") && stderr.contains("\tat "), stderr);
+            } else {
+                assertTrue(stderr.startsWith(advice), stderr);
+                assertEquals(3, lines(stderr), stderr);
+                assertFalse(stderr.contains("WARN") || stderr.contains("\tat ") || stderr.contains("Exception"),
+                        stderr);
+            }
+        }
     }
 
     @Test

@@ -105,15 +105,13 @@ final class AdminCommands {
         }
     }
 
+    /**
+     * The API-key admin API: with --url, that server; with --cluster, a member of shard {@code --shard N} (default 0):
+     * a cluster's keys live in its directory, so a key made, listed or revoked at any member holds at every member
+     * of every shard.
+     */
     private AdminClient connect() {
-        Settings s = cx.settings();
-        if (s.cluster != null) {
-            // Each shard keeps its own API keys and would mint a different key: one identity needs one key.
-            throw new Usage("admin commands act on one server (--url): a cluster's shards each keep their own API "
-                    + "keys, so a key made on one is unknown to the others");
-        }
-        return AdminClient.connect(s.url, s.requireApiKey(), s.pin == null ? null : s.pin.value(),
-                ClientConfig.DEFAULT_REQUEST_TIMEOUT);
+        return connectShard();
     }
 
     private int createKey() {

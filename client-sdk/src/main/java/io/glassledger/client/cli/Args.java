@@ -5,7 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A parsed command line: options with a value, the {@code --json} flag, and the words (command and arguments). */
+/**
+ * A parsed command line: options with a value, the {@code --json} and {@code --debug} flags, and the words (command
+ * and arguments).
+ */
 final class Args {
     private static final List<String> VALUED = List.of("--url", "--cluster", "--api-key", "--pin", "--key-file",
             "--state", "--timeout", "--block", "-n", "--out", "--digest", "--server-key", "--file", "--limit",
@@ -14,6 +17,8 @@ final class Args {
     final Map<String, String> opts = new LinkedHashMap<>();
     final List<String> words = new ArrayList<>();
     boolean json;
+    /** {@code --debug}: the HTTP transport's own log lines and a failure's whole cause chain go to stderr too. */
+    boolean debug;
 
     static Args parse(String[] argv) {
         Args a = new Args();
@@ -21,6 +26,8 @@ final class Args {
             String s = argv[i];
             if (s.equals("--json")) {
                 a.json = true;
+            } else if (s.equals("--debug")) {
+                a.debug = true;
             } else if (s.equals("-h") || s.equals("--help")) {
                 throw Usage.HELP;
             } else if (VALUED.contains(s)) {

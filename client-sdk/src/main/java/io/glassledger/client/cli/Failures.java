@@ -37,8 +37,17 @@ final class Failures {
         this.cx = cx;
     }
 
-    /** Reports {@code t} and returns the exit status. */
+    /** Reports {@code t} and returns the exit status; with {@code --debug}, its whole cause chain follows. */
     int report(Throwable t) {
+        int status = describe(t);
+        if (cx.args.debug) {
+            cx.err.println("--debug: the failure's cause chain:");
+            t.printStackTrace(cx.err);
+        }
+        return status;
+    }
+
+    private int describe(Throwable t) {
         if (t instanceof IntegrityViolation v) {
             violation(v);
             return Exit.VIOLATION;
@@ -63,6 +72,15 @@ final class Failures {
             m.put("retryable", e.retryable());
             m.put("detail", e.detail());
             cx.printJson(m);
+        }
+        Settings settings = cx.resolvedSettings();
+        if ("wrong_shard".equals(e.code()) && (settings == null || settings.cluster == null)) {
+            // One member of a sharded cluster, given by --url: the command line is what is wrong.
+            cx.err.println("error: " + e.detail());
+            cx.err.println("  This server is one shard of a cluster: give the cluster instead of one URL, with "
+                    + "--cluster FILE (or GLASSLEDGER_CLUSTER), the cluster.properties that ./glassledger cluster "
+                    + "start wrote, so that each key goes to its shard");
+            return Exit.USAGE;
         }
         if (e.status() > 0) {
             cx.err.println("refused by the server: " + e.code() + " (HTTP " + e.status() + "): " + e.detail());
@@ -101,10 +119,11 @@ final class Failures {
             if (c instanceof CertPathBuilderException || (c instanceof SSLException
                     && String.valueOf(c.getMessage()).contains("PKIX"))) {
                 return "the TLS certificate of " + server + " is not trusted, and no pin was given.\n"
-                        + "  Pass --pin SHA256 or export GLASSLEDGER_PIN: the server prints the fingerprint at start "
-                        + "(\"TLS certificate SHA-256 (pin it): ...\") and writes it to <data-dir>/pin.txt: "
-                        + "export GLASSLEDGER_PIN=$(cat data/pin.txt); ./glassledger cluster start prints the "
-                        + "cluster's";
+                        + "  Pin the server's certificate with --pin SHA256 or GLASSLEDGER_PIN: a server prints its "
+                        + "fingerprint at start (\"TLS certificate SHA-256 (pin it): ...\") and writes it to "
+                        + "<data-dir>/pin.txt (export GLASSLEDGER_PIN=$(cat data/pin.txt)).\n"
+                        + "  For a cluster, pass --cluster with the cluster.properties that ./glassledger cluster "
+                        + "start wrote: it holds the pin.";
             }
             if (c instanceof CertificateException && String.valueOf(c.getMessage()).contains("SHA-256")) {
                 return "the TLS certificate of " + server + " is not the pinned one (pin from "

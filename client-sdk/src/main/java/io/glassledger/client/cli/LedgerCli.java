@@ -35,7 +35,8 @@ public final class LedgerCli {
               trust reset                        move this server's trusted state aside (after a deliberate server
                                                  reset): the next command trusts the server as it is then
               admin create-key ID --role client|auditor|admin
-                                                 a new API key for identity ID (printed once; needs an admin key)
+                                                 a new API key for identity ID (printed once; needs an admin key;
+                                                 with --cluster it works at every member of every shard)
               admin list-keys                    every API key's id, identity, role and registered signing key
               admin revoke-key KEYID             the key stops working; its identity's signing key stays registered
               admin replicas [--shard N]         a replicated shard's Raft group: each replica's id, role, Raft
@@ -54,28 +55,39 @@ public final class LedgerCli {
               --state FILE       trusted state, default ~/.glassledger/state-<host>-<port>.json
               --timeout SECONDS  how long put and delete wait for verification (default 60)
               --json             machine-readable output (with a violation: its evidence too)
+              --debug            also print the HTTP transport's log lines and a failure's whole cause chain
             A flag overrides its environment variable. A cluster file's URLs and pin must agree with any URL or pin
             also given (by flag or environment): a contradiction is refused, naming both.
             exit status: 0 done; 1 failed (a proof or evidence file that does not verify, a local file error, not
-              verified in time, get --out of an absent key); 2 usage error; 3 INTEGRITY VIOLATION (evidence saved
-              under violations/ beside the trusted state); 4 server not reachable (connection, TLS, pin, timeout);
-              5 refused by the server (its problem code is printed)""";
+              verified in time, get --out of an absent key); 2 usage error (also: --url names one shard of a
+              cluster); 3 INTEGRITY VIOLATION (evidence saved under violations/ beside the trusted state); 4 server
+              not reachable (connection, TLS, pin, timeout); 5 refused by the server (its problem code is printed)""";
 
     private LedgerCli() {
     }
 
     public static void main(String[] argv) {
-        // The CLI reports every failure itself, in one or two lines (Failures); the HTTP transport's own log lines
-        // (a connection the server closed, with its stack trace) would only repeat them on stderr.
-        for (String name : new String[] {"reactor.netty", "io.netty", "reactor.core"}) {
-            java.util.logging.Logger l = java.util.logging.Logger.getLogger(name);
-            l.setLevel(java.util.logging.Level.OFF);
-            QUIET.add(l);
-        }
+        quietTransportLogs(List.of(argv).contains("--debug"));
         System.exit(run(argv, System.out, System.err, System.in, System.getenv()));
     }
 
-    /** Held so that the loggers silenced in {@link #main} (and their levels) are not collected. */
+    /**
+     * The CLI reports every failure itself, in one or two lines ({@link Failures}); the HTTP transport's own log
+     * lines (Reactor Netty's "The connection observed an error", with a stack trace of 50 lines, for each failed TLS
+     * handshake or reset connection) would only bury them. Reactor logs to its console logger when no SLF4J is on
+     * the class path, as here: it is switched to java.util.logging, where Reactor's and Netty's loggers are off, or
+     * at WARNING with {@code --debug}. Before any Reactor class logs.
+     */
+    static void quietTransportLogs(boolean debug) {
+        reactor.util.Loggers.useJdkLoggers();
+        for (String name : new String[] {"reactor", "io.netty"}) {
+            java.util.logging.Logger l = java.util.logging.Logger.getLogger(name);
+            l.setLevel(debug ? java.util.logging.Level.WARNING : java.util.logging.Level.OFF);
+            QUIET.add(l);
+        }
+    }
+
+    /** Held so that the loggers set in {@link #quietTransportLogs} (and their levels) are not collected. */
     private static final java.util.List<java.util.logging.Logger> QUIET = new java.util.ArrayList<>();
 
     /** Runs one command with no stdin; returns the exit status. */

@@ -38,6 +38,18 @@ public final class ExecJar {
         return cmd;
     }
 
+    /**
+     * {@code ledger-cli} in a JVM of its own, from this test JVM's class path, as {@code ./ledger-cli} runs it:
+     * through its {@code main}, so with its process-wide settings (the transport's logging); its arguments follow.
+     */
+    public static List<String> cliCommand(String... args) {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                "io.glassledger.client.cli.LedgerCli"));
+        cmd.addAll(List.of(args));
+        return cmd;
+    }
+
     /** The launcher's unpacked copy of this build of {@code execJar}, if it made one; else null. */
     private static Path unpacked(Path execJar) {
         String name = execJar.getFileName().toString();
