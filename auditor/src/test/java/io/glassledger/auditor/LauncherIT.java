@@ -197,6 +197,21 @@ class LauncherIT {
     }
 
     /** The process state letter from /proc/PID/stat (R, S, Z, ...), empty if there is no such process. */
+    /**
+     * Issue 34: {@code cluster start} over a directory that holds another layout is refused with exit 2, saying what
+     * is there, how to start that one again, and how to start a new one beside it (its own directory and ports).
+     */
+    @Test
+    @Order(5)
+    void clusterStart_anotherLayoutInTheDirectory_saysWhatIsThereAndTheWaysOn_exit2() throws Exception {
+        Result r = glassledger("cluster", "start", "--shards", "2", "--replicas", "3", "--dir", dir.toString(),
+                "--port", Integer.toString(port));
+        assertThat(r.exit).as(r.output).isEqualTo(2);
+        assertThat(r.output).contains("already holds a cluster of 1 shard(s) x 1 replica(s); you asked for 2 x 3")
+                .contains("./glassledger cluster start --dir " + dir + "\n").contains("--dir " + dir + "-2x3 --port")
+                .contains("cluster stop --dir " + dir);
+    }
+
     private static Optional<String> state(long pid) {
         try {
             String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));

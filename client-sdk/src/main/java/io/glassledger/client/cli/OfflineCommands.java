@@ -55,7 +55,13 @@ final class OfflineCommands {
                     : Context.text(p.value())) + " in the state of block " + p.block() + " of shard " + p.shard());
             cx.out.println("  against digest " + p.digest().blockNo() + ":" + p.digest().root().hex());
             cx.out.println("  signed by server key " + p.signedHead().serverKey().hex() + " at block "
-                    + p.signedHead().digest().blockNo() + (serverKey == null ? " (key not pinned: --server-key)" : ""));
+                    + p.signedHead().digest().blockNo());
+            if (serverKey == null) {
+                // Without a pinned key the file is only consistent with itself: whoever made it signed it.
+                cx.out.println("  note: that key was taken from the file itself, so this shows only that the file is "
+                        + "consistent, not that the shard's server signed it. Pass --server-key HEX, the shard's key "
+                        + "(\"serverKey\" of GET /v1/info, or ledger-cli digest), to check that");
+            }
             if (p.trusted() != null) {
                 cx.out.println("  extending the digest trusted before, " + p.trusted().digest().blockNo() + ":"
                         + p.trusted().digest().root().hex());
