@@ -84,6 +84,19 @@ class LedgerCliTxParseTest {
         assertEquals(TxOps.Kind.DELETE, ops.get(2).kind());
     }
 
+    /** README.md's example file, in its {@code ledger-cli} section, is one {@code tx --file} accepts. */
+    @Test
+    void readmeExampleFile_parses() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+        String section = readme.substring(readme.indexOf("## Use it from a shell: `ledger-cli`"));
+        int from = section.indexOf("```json\n") + "```json\n".length();
+        List<TxOps.Op> ops = TxOps.fromJson(section.substring(from, section.indexOf("```", from))
+                .getBytes(StandardCharsets.UTF_8), "README.md");
+        assertEquals(List.of(TxOps.Kind.GET, TxOps.Kind.PUT, TxOps.Kind.PUT, TxOps.Kind.DELETE),
+                ops.stream().map(TxOps.Op::kind).toList());
+        assertEquals(Bytes.of(new byte[] {0, (byte) 0xff, 0x10}), ops.get(2).key());
+    }
+
     @Test
     void badWords_exit2() {
         assertEquals(2, cli("tx"));
