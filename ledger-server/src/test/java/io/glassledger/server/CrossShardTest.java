@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -15,10 +16,13 @@ import io.glassledger.client.GlassLedgerClient;
 import io.glassledger.client.GlassLedgerException;
 import io.glassledger.client.IntegrityViolation;
 import io.glassledger.client.Txn;
+import io.glassledger.client.cli.LedgerCli;
 import io.glassledger.verify.crypto.SigningKey;
 import io.glassledger.verify.hash.Bytes;
 import io.glassledger.core.txn.TxState;
 import io.glassledger.server.shard.Shard;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +30,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -192,6 +197,45 @@ class CrossShardTest {
         assertEquals("conflict", conflict.code());
         assertEquals("70", c.get(a), "nothing of the refused transaction landed on the other shard");
         assertEquals("31", c.get(b));
+    }
+
+    /**
+     * Issue 34, item 6: {@code ledger-cli tx} with the pair's cluster file reads on one shard and writes on both in
+     * one transaction; every participant's promise is verified, the value read among them.
+     */
+    @Test
+    void cliTx_acrossBothShards_everyPartVerified() throws Exception {
+        TestServer[] s = pair();
+        GlassLedgerClient c = client(s[0], List.of(s[0].url(), s[1].url()), "cli-sdk.json", null);
+        String a = keyOn(c, 0);
+        String b = keyOn(c, 1);
+        c.runTransaction(t -> t.put(a, "10")).promise().verification().get(30, TimeUnit.SECONDS);
+        Path cluster = dir.resolve("cli-cluster.properties");
+        Files.writeString(cluster, "shards=2\nmap-version=2\nurl.0=" + s[0].url() + "\nurl.1=" + s[1].url()
+                + "\npin=" + s[0].fingerprint() + "\n");
+        Path keyFile = dir.resolve("cli.key");
+        Files.writeString(keyFile, Bytes.of(key.seed()).hex() + "\n");  // the key "default" signs with here
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int rc = LedgerCli.run(new String[] {"--json", "--cluster", cluster.toString(),
+            "--api-key", s[0].apiKey("default"), "--key-file", keyFile.toString(), "--state",
+            dir.resolve("cli-state.json").toString(), "tx", "get", a, "put", a, "11", "put", b, "1"},
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), Map.of());
+        assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
+        JsonNode j = json.readTree(out.toString(StandardCharsets.UTF_8));
+        assertTrue(j.get("crossShard").asBoolean(), j.toString());
+        List<Integer> parts = new ArrayList<>();
+        j.get("parts").forEach(p -> parts.add(p.get("shard").asInt()));
+        assertEquals(List.of(0, 1), parts.stream().sorted().toList(), j.toString());
+        assertEquals(a, j.get("reads").get(0).get("key").asText());
+        assertEquals("10", j.get("reads").get(0).get("value").asText(), j.toString());
+        assertEquals(2, j.get("writesChecked").asInt(), j.toString());
+        assertEquals(1, j.get("readsChecked").asInt(), j.toString());
+        assertTrue(Files.exists(dir.resolve("cli-state.json.shard-0"))
+                && Files.exists(dir.resolve("cli-state.json.shard-1")), "the CLI trusts both shards");
+        assertEquals("11", c.get(a));
+        assertEquals("1", c.get(b));
     }
 
     @Test

@@ -12,7 +12,7 @@ import java.util.Map;
 final class Args {
     private static final List<String> VALUED = List.of("--url", "--cluster", "--api-key", "--pin", "--key-file",
             "--state", "--timeout", "--block", "-n", "--out", "--digest", "--server-key", "--file", "--limit",
-            "--role", "--shard", "--raft", "--replica-url");
+            "--role", "--shard", "--raft", "--replica-url", "--retries");
 
     final Map<String, String> opts = new LinkedHashMap<>();
     final List<String> words = new ArrayList<>();

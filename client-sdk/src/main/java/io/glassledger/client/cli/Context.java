@@ -2,6 +2,7 @@ package io.glassledger.client.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.glassledger.client.ClientConfig;
 import io.glassledger.client.GlassLedgerClient;
 import io.glassledger.client.IntegrityViolation;
 import io.glassledger.verify.hash.Bytes;
@@ -55,7 +56,12 @@ final class Context {
     }
 
     GlassLedgerClient connect() {
-        return GlassLedgerClient.connect(settings().config().violationHandler(violations::add).build());
+        return connect(b -> b);
+    }
+
+    /** Connects with the settings' configuration as {@code tune} changes it (a command's own options). */
+    GlassLedgerClient connect(java.util.function.UnaryOperator<ClientConfig.Builder> tune) {
+        return GlassLedgerClient.connect(tune.apply(settings().config()).violationHandler(violations::add).build());
     }
 
     void printJson(Object o) {

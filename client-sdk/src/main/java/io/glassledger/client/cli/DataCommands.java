@@ -13,7 +13,6 @@ import io.glassledger.verify.proof.SignedHead;
 import io.glassledger.verify.proof.Version;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,7 +44,7 @@ final class DataCommands {
         if (a.words.size() < 2) {
             throw new Usage("expected: " + form);
         }
-        byte[] key = key(a.word(1));
+        byte[] key = Values.key(a.word(1));
         byte[] value = Values.read(a, cx.in, form);
         return commit(txn -> {
             try {
@@ -57,13 +56,12 @@ final class DataCommands {
     }
 
     int delete() {
-        byte[] key = key(a.arity(2, "delete KEY").get(1));
+        byte[] key = Values.key(a.arity(2, "delete KEY").get(1));
         return commit(txn -> txn.delete(key), "deleted");
     }
 
     /** Commits one write and waits (up to {@code --timeout}) until its promise is verified. */
     private int commit(Consumer<Txn> write, String what) {
-        Duration timeout = Duration.ofSeconds(a.longOpt("--timeout", 60));
         try (GlassLedgerClient c = cx.connect()) {
             Txn txn = c.begin();
             write.accept(txn);
@@ -71,30 +69,12 @@ final class DataCommands {
             if (!cx.json) {
                 cx.out.println("committed " + p + " (" + what + ")");
             }
-            VerificationOutcome o;
-            try {
-                o = p.verification().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                cx.err.println("not verified within " + timeout.toSeconds() + " s: the promise of block " + p.block()
-                        + " is unchecked (it is checked again by the next command that reads this shard)"
-                        + p.overdue().map(late -> "; overdue, the shard last answered " + late.lastAnswer()
-                        + " (unavailability, not evidence of cheating)").orElse(""));
+            VerificationOutcome o = awaitVerified(cx, p);
+            if (o == null) {
                 return Exit.FAILED;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return Exit.FAILED;
-            } catch (ExecutionException e) {
-                throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
             }
             if (cx.json) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("txId", p.txId().hex());
-                m.put("shard", p.promise().shard());
-                m.put("block", p.block());
-                m.put("served", Context.digest(p.promise().served()));
-                m.put("verifiedAt", Context.digest(o.digest()));
-                m.put("verifyMillis", o.latency().toMillis());
-                cx.printJson(m);
+                cx.printJson(committed(p, o));
             } else {
                 cx.out.println(o);
             }
@@ -102,11 +82,45 @@ final class DataCommands {
         }
     }
 
+    /**
+     * Waits up to {@code --timeout} (default 60 s) for {@code p}'s check: its outcome, or null once the wait is over
+     * (said on stderr: exit {@link Exit#FAILED}). A violation the check found is thrown, for {@link Failures}.
+     */
+    static VerificationOutcome awaitVerified(Context cx, CommitPromise p) {
+        Duration timeout = Duration.ofSeconds(cx.args.longOpt("--timeout", 60));
+        try {
+            return p.verification().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            cx.err.println("not verified within " + timeout.toSeconds() + " s: the promise of block " + p.block()
+                    + " is unchecked (it is checked again by the next command that reads this shard)"
+                    + p.overdue().map(late -> "; overdue, the shard last answered " + late.lastAnswer()
+                    + " (unavailability, not evidence of cheating)").orElse(""));
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        }
+    }
+
+    /** A verified commit with {@code --json}: the promise (its primary's, for a cross-shard one) and its check. */
+    static Map<String, Object> committed(CommitPromise p, VerificationOutcome o) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("txId", p.txId().hex());
+        m.put("shard", p.promise().shard());
+        m.put("block", p.block());
+        m.put("served", Context.digest(p.promise().served()));
+        m.put("verifiedAt", Context.digest(o.digest()));
+        m.put("verifyMillis", o.latency().toMillis());
+        return m;
+    }
+
     int get() {
         String k = a.arity(2, "get KEY [--block N] [--out PATH]").get(1);
         String outFile = a.opt("--out");
         try (GlassLedgerClient c = cx.connect()) {
-            ValueProof v = c.getProof(key(k), a.block());
+            ValueProof v = c.getProof(Values.key(k), a.block());
             if (outFile != null) {
                 if (v.value() == null) {
                     cx.err.println(k + " is absent in the state of block " + v.block() + " (verified): nothing "
@@ -152,8 +166,8 @@ final class DataCommands {
         if (a.words.size() > 3) {
             throw new Usage("expected: scan [FROM [TO]] [--limit N] [--block N]");
         }
-        byte[] from = a.words.size() > 1 ? key(a.word(1)) : null;
-        byte[] to = a.words.size() > 2 ? key(a.word(2)) : null;
+        byte[] from = a.words.size() > 1 ? Values.key(a.word(1)) : null;
+        byte[] to = a.words.size() > 2 ? Values.key(a.word(2)) : null;
         long limit = a.longOpt("--limit", DEFAULT_SCAN_LIMIT);
         if (limit < 1 || limit > MAX_SCAN_LIMIT) {
             throw new Usage("--limit must be 1.." + MAX_SCAN_LIMIT);
@@ -217,8 +231,8 @@ final class DataCommands {
         String k = a.arity(2, "history KEY [-n N]").get(1);
         int n = (int) a.longOpt("-n", 10);
         try (GlassLedgerClient c = cx.connect()) {
-            List<Version> vs = c.history(key(k), n);
-            Digest d = c.digest(c.shardOf(key(k)));
+            List<Version> vs = c.history(Values.key(k), n);
+            Digest d = c.digest(c.shardOf(Values.key(k)));
             if (cx.json) {
                 List<Map<String, Object>> items = new ArrayList<>();
                 for (Version v : vs) {
@@ -275,7 +289,7 @@ final class DataCommands {
             throw new Usage("prove needs --out FILE");
         }
         try (GlassLedgerClient c = cx.connect()) {
-            ValueProof p = c.prove(key(k), a.block());
+            ValueProof p = c.prove(Values.key(k), a.block());
             try {
                 Files.write(Path.of(file), p.toJson());
             } catch (IOException e) {
@@ -306,12 +320,4 @@ final class DataCommands {
     }
 
     static final int PREVIEW_CHARS = 100;
-
-    private static byte[] key(String k) {
-        byte[] b = k.getBytes(StandardCharsets.UTF_8);
-        if (b.length == 0 || b.length > io.glassledger.verify.entry.Entry.MAX_KEY_BYTES) {
-            throw new Usage("a key is 1.." + io.glassledger.verify.entry.Entry.MAX_KEY_BYTES + " bytes of UTF-8");
-        }
-        return b;
-    }
 }

@@ -94,12 +94,20 @@ final class Failures {
                 case "stale_shard_map", "wrong_shard" -> "the cluster's shard map changed: use its current "
                         + "cluster.properties (--cluster)";
                 case "too_large", "response_too_large" -> "ask for less: a smaller value, fewer keys or items";
+                case "conflict" -> "another transaction changed a key this one read, or holds a key it uses "
+                        + "(prepared): retryable, run it again with fresh reads";
                 default -> e.retryable() ? "retryable: try again" + (e.retryAfter() == null ? " shortly"
                         : " in " + e.retryAfter().toSeconds() + " s") : null;
             };
             if (hint != null) {
                 cx.err.println("  " + hint);
             }
+            return Exit.REFUSED;
+        }
+        if (GlassLedgerException.ABORTED.equals(e.code())) {
+            // Decided by the primary shard of a cross-shard transaction, not by this client: a refusal too.
+            cx.err.println("aborted: " + e.detail());
+            cx.err.println("  its primary shard decided so: nothing of it was applied; retryable: run it again");
             return Exit.REFUSED;
         }
         if (GlassLedgerException.TRANSPORT.equals(e.code())) {

@@ -9,9 +9,9 @@ import java.util.Map;
 /**
  * {@code ledger-cli}: commits and verified reads against a GlassLedger server, offline checks of saved proofs, and
  * API-key administration. This class parses and dispatches; the commands live in {@link DataCommands},
- * {@link OfflineCommands}, {@link AdminCommands} and {@link TrustCommands}, where to connect in {@link Settings},
- * and every failure is worded and given its exit status ({@link Exit}) by {@link Failures}. Keys and values on the
- * command line are UTF-8; a value that is not printable text is shown as {@code base64:...}.
+ * {@link TxCommand}, {@link OfflineCommands}, {@link AdminCommands} and {@link TrustCommands}, where to connect in
+ * {@link Settings}, and every failure is worded and given its exit status ({@link Exit}) by {@link Failures}. Keys
+ * and values on the command line are UTF-8; a value that is not printable text is shown as {@code base64:...}.
  */
 public final class LedgerCli {
     static final String USAGE = """
@@ -20,6 +20,15 @@ public final class LedgerCli {
                                                  commit a one-put transaction (the value from the command line, a
                                                  file, or stdin with -, byte for byte), wait for its promise to verify
               delete KEY                         commit a deletion, wait for its promise to verify
+              tx OP... | tx --file PATH          one transaction, on one shard or across several: OPs in order, each
+                                                 get KEY, put KEY VALUE or delete KEY (a get after a write of its key
+                                                 returns that write); or from a JSON file (- for stdin):
+                                                 {"ops":[{"op":"get","key":"a"},{"op":"put","key":"b","value":"v"},
+                                                 {"op":"delete","key":"c"}]} (keyBase64, valueBase64 for bytes).
+                                                 Refused as a conflict (a key read changed since) or overloaded, it
+                                                 runs again with fresh reads, up to --retries N times (default 8),
+                                                 then exits 5. Waits for the promise to verify, then prints the
+                                                 values read, each proven by that check
               get KEY [--block N] [--out PATH]   the key's value, verified (latest persisted block by default);
                                                  --out writes the raw bytes to PATH
               scan [FROM [TO]] [--limit N] [--block N]
@@ -53,15 +62,17 @@ public final class LedgerCli {
                                  default: the JDK's trust
               --key-file FILE    your Ed25519 signing key, default ~/.glassledger/client.key (created, mode 600)
               --state FILE       trusted state, default ~/.glassledger/state-<host>-<port>.json
-              --timeout SECONDS  how long put and delete wait for verification (default 60)
+              --timeout SECONDS  how long put, delete and tx wait for verification (default 60)
               --json             machine-readable output (with a violation: its evidence too)
               --debug            also print the HTTP transport's log lines and a failure's whole cause chain
             A flag overrides its environment variable. A cluster file's URLs and pin must agree with any URL or pin
             also given (by flag or environment): a contradiction is refused, naming both.
             exit status: 0 done; 1 failed (a proof or evidence file that does not verify, a local file error, not
-              verified in time, get --out of an absent key); 2 usage error (also: --url names one shard of a
-              cluster); 3 INTEGRITY VIOLATION (evidence saved under violations/ beside the trusted state); 4 server
-              not reachable (connection, TLS, pin, timeout); 5 refused by the server (its problem code is printed)""";
+              verified in time, get --out of an absent key, a cross-shard tx left incomplete or of unknown outcome);
+              2 usage error (also: --url names one shard of a cluster); 3 INTEGRITY VIOLATION (evidence saved under
+              violations/ beside the trusted state); 4 server not reachable (connection, TLS, pin, timeout);
+              5 refused by the server (its problem code is printed; for tx also a conflict left after its retries,
+              or a cross-shard tx its primary aborted)""";
 
     private LedgerCli() {
     }
@@ -140,6 +151,7 @@ public final class LedgerCli {
         return switch (cmd) {
             case "put" -> new DataCommands(cx).put();
             case "delete" -> new DataCommands(cx).delete();
+            case "tx" -> new TxCommand(cx).run();
             case "get" -> new DataCommands(cx).get();
             case "scan" -> new DataCommands(cx).scan();
             case "history" -> new DataCommands(cx).history();

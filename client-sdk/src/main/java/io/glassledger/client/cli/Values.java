@@ -13,10 +13,24 @@ import java.nio.file.Path;
  * Where a value comes from: the command line (UTF-8), a file ({@code --file PATH}) or stdin ({@code -}), byte for
  * byte. A file or stream is read only up to one byte past the largest value any server accepts
  * ({@link Entry#MAX_VALUE_BYTES}), so a huge input is refused without being held in memory; the server's own,
- * possibly lower, limit is checked by the SDK before anything is sent.
+ * possibly lower, limit is checked by the SDK before anything is sent. A key comes from the command line (UTF-8),
+ * checked for its length ({@link Entry#MAX_KEY_BYTES}).
  */
 final class Values {
     private Values() {
+    }
+
+    /** A key given on the command line: 1..{@link Entry#MAX_KEY_BYTES} bytes of UTF-8. */
+    static byte[] key(String k) {
+        return key(k.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** {@code b}, checked to be a key's length (1..{@link Entry#MAX_KEY_BYTES} bytes), else a usage error. */
+    static byte[] key(byte[] b) {
+        if (b.length == 0 || b.length > Entry.MAX_KEY_BYTES) {
+            throw new Usage("a key is 1.." + Entry.MAX_KEY_BYTES + " bytes of UTF-8");
+        }
+        return b;
     }
 
     /** The value of {@code put KEY VALUE}, {@code put KEY --file PATH} or {@code put KEY -}. */
