@@ -52,16 +52,33 @@ final class TwoPhaseCommit {
             votes.add(client.shardLink(p).prepare(signed.get(p)));
         }
         return settle(votes).thenCompose(x -> {
-            Throwable refused = votes.stream().filter(CompletableFuture::isCompletedExceptionally).findFirst()
-                    .map(TwoPhaseCommit::cause).orElse(null);
-            if (refused != null) {
-                return abortAll(refused);
+            for (int i = 0; i < votes.size(); i++) {
+                if (votes.get(i).isCompletedExceptionally()) {
+                    return abortAll(noVote(participants.get(i), cause(votes.get(i))));
+                }
             }
             int primary = participants.get(0);
             return retrying(() -> client.shardLink(primary).decideCommit(txId)).handle((dto, err) -> err == null
                     ? commitOthers(dto, before) : afterPrimaryFailed(Violations.unwrap(err), before))
                     .thenCompose(f -> f);
         });
+    }
+
+    /**
+     * A prepare that got no vote: no answer (a leader died with the request), or the group still without a leader
+     * when the request's time ran out. No commit was sent, so nothing can have committed: once the abort is
+     * recorded the transaction is refused as {@code aborted}, retryable, which {@link
+     * GlassLedgerClient#runTransaction} runs again, instead of a transport error. A refusal (a conflict, a bad
+     * request) stays what it is.
+     */
+    private Throwable noVote(int shard, Throwable failure) {
+        if (failure instanceof GlassLedgerException g && (GlassLedgerException.TRANSPORT.equals(g.code())
+                || g.retryable() && g.status() >= 500)) {
+            return new GlassLedgerException(GlassLedgerException.ABORTED, 0, true, "transaction " + txId.hex()
+                    + " was aborted before any commit: shard " + shard + " gave no vote on its prepare ("
+                    + g.getMessage() + "); nothing was committed, it may be run again", null, g);
+        }
+        return failure;
     }
 
     /**
@@ -80,6 +97,9 @@ final class TwoPhaseCommit {
                         ? commitOthers(dto, before) : committedWithoutPrimaryPromise(Violations.unwrap(again)))
                         .thenCompose(f -> f);
             }
+            if ("PREPARED".equals(state)) {
+                return abortUndecided(failure, before);
+            }
             if ("ABORTED".equals(state)) {
                 return abortAll(new GlassLedgerException(GlassLedgerException.ABORTED, failure instanceof
                         GlassLedgerException g ? g.status() : 0, true, "transaction " + txId.hex() + " was aborted by "
@@ -92,6 +112,35 @@ final class TwoPhaseCommit {
                     + "commit of transaction " + txId.hex() + " with a decision (" + failure.getMessage() + ") and "
                     + why + "; no other shard was told anything, and the shards resolve it themselves after their "
                     + "prepare timeout", null, failure));
+        }).thenCompose(f -> f);
+    }
+
+    /**
+     * The primary holds the transaction prepared with no decision: the commit that got no answer was lost (the new
+     * leader would have applied it otherwise) or is still on its way. Deciding abort at the primary settles it
+     * either way, in the order its log applies the two: recorded, the transaction is refused as {@code aborted}
+     * (retryable); {@code already_decided}, the commit came first, and its promise is fetched as if it had answered.
+     */
+    private CompletableFuture<CommitPromise> abortUndecided(Throwable failure, Map<Integer, TrustedState> before) {
+        int primary = participants.get(0);
+        return retrying(() -> client.shardLink(primary).decideAbort(txId)).handle((st, err) -> {
+            if (err == null) {
+                return abortAll(new GlassLedgerException(GlassLedgerException.ABORTED, 0, true, "transaction "
+                        + txId.hex() + " was aborted at its primary shard " + primary + ", whose commit got no answer ("
+                        + failure.getMessage() + ") and left it undecided; nothing was committed, it may be run "
+                        + "again", null, failure));
+            }
+            Throwable t = Violations.unwrap(err);
+            if (t instanceof GlassLedgerException g && "already_decided".equals(g.code())) {
+                return retrying(() -> client.shardLink(primary).decideCommit(txId)).handle((dto, again) ->
+                        again == null ? commitOthers(dto, before)
+                                : committedWithoutPrimaryPromise(Violations.unwrap(again))).thenCompose(f -> f);
+            }
+            return CompletableFuture.<CommitPromise>failedFuture(new GlassLedgerException(
+                    GlassLedgerException.OUTCOME_UNKNOWN, 0, false, "primary shard " + primary + " holds transaction "
+                    + txId.hex() + " prepared and undecided after its commit got no answer (" + failure.getMessage()
+                    + "), and its abort was not recorded either (" + t.getMessage() + "); the shards resolve it "
+                    + "after their prepare timeout", null, failure));
         }).thenCompose(f -> f);
     }
 

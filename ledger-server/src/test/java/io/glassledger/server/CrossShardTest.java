@@ -325,6 +325,38 @@ class CrossShardTest {
         assertEquals("1", c.get(b));
     }
 
+    /**
+     * Issue 34: a prepare that gets no vote (here the proxy in front of the participant answers 502 instead of
+     * forwarding it, as a load balancer does while a leader is dead) ends as a definite, retryable {@code aborted},
+     * never a transport error; {@code runTransaction} runs it again and commits.
+     */
+    @Test
+    void prepareWithoutAVote_isARetryableAbort_andRunTransactionCommitsOnItsRetry() throws Exception {
+        TestServer[] s = pair();
+        LyingProxy proxy = new LyingProxy(s[1].dataDir.resolve("tls"), s[1].url());
+        open.add(proxy);
+        GlassLedgerClient c = client(s[0], List.of(s[0].url(), proxy.url()), "novote.json", null,
+                Duration.ofSeconds(10));
+        String a = keyOn(c, 0);
+        String b = "zz-" + keyOn(c, 1, "zz-");
+        java.util.concurrent.atomic.AtomicInteger toFail = new java.util.concurrent.atomic.AtomicInteger(1);
+        proxy.failBefore = path -> path.equals("/v1/tx/prepare") && toFail.getAndDecrement() > 0 ? 502 : 0;
+
+        Txn t = c.begin();
+        t.put(a, "1").put(b, "1");
+        GlassLedgerException e = assertThrows(GlassLedgerException.class, t::commit);
+        assertEquals(GlassLedgerException.ABORTED, e.code(), e.toString());
+        assertTrue(e.retryable(), e.toString());
+        assertEquals(TxState.ABORTED, stateAt(s[0], t.txId().hex()), "the abort is recorded at the primary");
+
+        toFail.set(1);
+        CommitPromise p = c.runTransaction(x -> x.put(a, "2").put(b, "2")).promise();
+        assertTrue(toFail.get() < 0, "the first attempt's prepare got no vote");
+        p.verification().get(30, TimeUnit.SECONDS);
+        assertEquals("2", c.get(a));
+        assertEquals("2", c.get(b));
+    }
+
     /** As above, but every commit answer from the primary is lost: the others commit all the same. */
     @Test
     void primaryCommitsThenItsProxyAlwaysAnswers500_incompleteButNoSplit() throws Exception {
@@ -378,8 +410,8 @@ class CrossShardTest {
     }
 
     /**
-     * The primary never hears the commit (the proxy answers 500 without forwarding it): the SDK reports
-     * outcome_unknown and tells no one else; the other participant refuses a commit its primary has not decided,
+     * The primary never hears the commit (the proxy answers 500 without forwarding it), and the SDK cannot record an
+     * abort there either (the proxy refuses it: 400): the SDK reports outcome_unknown and tells no one else; the other participant refuses a commit its primary has not decided,
      * follows the primary's abort, and the resolvers release everything.
      */
     @Test
@@ -392,7 +424,8 @@ class CrossShardTest {
         String a = keyOn(c, 0);
         String b = "zz-" + keyOn(c, 1, "zz-");
         List<String> lost = new CopyOnWriteArrayList<>();
-        proxy.failBefore = path -> path.matches("/v1/tx/[0-9a-f]+/commit") && lost.add(path) ? 500 : 0;
+        proxy.failBefore = path -> path.matches("/v1/tx/[0-9a-f]+/commit") && lost.add(path) ? 500
+                : path.matches("/v1/tx/[0-9a-f]+/abort") ? 400 : 0;
         Txn t = c.begin();
         t.put(a, "3").put(b, "3");
         GlassLedgerException e = assertThrows(GlassLedgerException.class, t::commit);
@@ -422,7 +455,40 @@ class CrossShardTest {
         assertEquals("4", c.get(b), "no key is left locked");
     }
 
-    /** A participant whose primary cannot be asked refuses the commit as retryable and changes nothing. */
+    /**
+     * Issue 34: the primary never hears the commit (the proxy answers 500 without forwarding it) and holds the
+     * transaction prepared: the SDK records an abort there and tells the other participant, so the application gets a
+     * definite, retryable {@code aborted}, and {@code runTransaction} commits on its retry.
+     */
+    @Test
+    void commitLostBeforeThePrimary_isAbortedThere_aDefiniteRetryableAbort() throws Exception {
+        TestServer[] s = pair();
+        LyingProxy proxy = new LyingProxy(s[0].dataDir.resolve("tls"), s[0].url());
+        open.add(proxy);
+        GlassLedgerClient c = client(s[0], List.of(proxy.url(), s[1].url()), "lostcommit.json", null,
+                Duration.ofSeconds(10));
+        String a = keyOn(c, 0);
+        String b = "zz-" + keyOn(c, 1, "zz-");
+        java.util.concurrent.atomic.AtomicInteger toLose = new java.util.concurrent.atomic.AtomicInteger(1);
+        proxy.failBefore = path -> path.matches("/v1/tx/[0-9a-f]+/commit") && toLose.getAndDecrement() > 0 ? 500 : 0;
+        Txn t = c.begin();
+        t.put(a, "6").put(b, "6");
+        GlassLedgerException e = assertThrows(GlassLedgerException.class, t::commit);
+        assertEquals(GlassLedgerException.ABORTED, e.code(), e.toString());
+        assertTrue(e.retryable(), e.toString());
+        for (TestServer x : s) {
+            assertEquals(TxState.ABORTED, stateAt(x, t.txId().hex()), "aborted at " + x.url());
+        }
+        toLose.set(1);
+        CommitPromise p = c.runTransaction(x -> x.put(a, "7").put(b, "7")).promise();
+        p.verification().get(30, TimeUnit.SECONDS);
+        assertEquals("7", c.get(b));
+    }
+
+    /**
+     * A participant whose primary cannot be asked refuses the commit as retryable and changes nothing (the SDK could
+     * neither commit nor abort at the primary: the proxy lost the one and refused the other).
+     */
     @Test
     void aParticipantThatCannotAskItsPrimaryRefusesToCommit() throws Exception {
         TestServer[] s = pair();
@@ -433,7 +499,8 @@ class CrossShardTest {
         String a = keyOn(c, 0);
         String b = "zz-" + keyOn(c, 1, "zz-");
         List<String> lost = new CopyOnWriteArrayList<>();
-        proxy.failBefore = path -> path.matches("/v1/tx/[0-9a-f]+/commit") && lost.add(path) ? 500 : 0;
+        proxy.failBefore = path -> path.matches("/v1/tx/[0-9a-f]+/commit") && lost.add(path) ? 500
+                : path.matches("/v1/tx/[0-9a-f]+/abort") ? 400 : 0;
         Txn t = c.begin();
         t.put(a, "5").put(b, "5");
         assertThrows(GlassLedgerException.class, t::commit);
