@@ -65,9 +65,6 @@ public final class LedgerCli {
     }
 
     public static void main(String[] argv) {
-        if (!(argv.length == 1 && argv[0].equals("--version"))) {
-            precomputeInBackground();
-        }
         // The CLI reports every failure itself, in one or two lines (Failures); the HTTP transport's own log lines
         // (a connection the server closed, with its stack trace) would only repeat them on stderr.
         for (String name : new String[] {"reactor.netty", "io.netty", "reactor.core"}) {
@@ -79,18 +76,6 @@ public final class LedgerCli {
         // The transport's threads end before the JVM does, which otherwise waits about 0.3 s for them (Transport).
         io.glassledger.client.Transport.shutdown(java.time.Duration.ofSeconds(2));
         System.exit(status);
-    }
-
-    /**
-     * Starts computing Ed25519's base-point tables on a daemon thread. Every command that talks to a server checks
-     * a signed head (and put signs), and in a fresh JVM the tables are the largest single piece of work before that
-     * (about 0.4 s of CPU); computed beside the main thread's class loading, TLS set-up and first request, they are
-     * ready, or nearly, when the first signature is checked. Nothing else changes: a thread that needs them waits.
-     */
-    private static void precomputeInBackground() {
-        Thread t = new Thread(io.glassledger.verify.crypto.Ed25519::precompute, "ed25519-tables");
-        t.setDaemon(true);
-        t.start();
     }
 
     /** Held so that the loggers silenced in {@link #main} (and their levels) are not collected. */

@@ -31,16 +31,6 @@ public final class Ed25519 {
     private Ed25519() {
     }
 
-    /**
-     * Returns once Bouncy Castle's base-point tables, which every signature and verification uses, are computed (by
-     * this class's initialisation, once per JVM: about 0.4 s of CPU with C1). For a short-lived process that wants
-     * that cost paid on a thread of its own, in parallel with its other start-up work; a thread that needs the tables
-     * meanwhile waits for them.
-     */
-    public static void precompute() {
-        // the static initialiser has run by the time this body runs
-    }
-
     /** True if {@code publicKey} encodes a valid curve point of the prime-order subgroup. */
     public static boolean isValidPublicKey(Bytes publicKey) {
         return publicKey.length() == PUBLIC_KEY_BYTES && point(publicKey) != null;

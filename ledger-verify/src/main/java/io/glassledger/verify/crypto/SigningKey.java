@@ -3,31 +3,16 @@ package io.glassledger.verify.crypto;
 import io.glassledger.verify.hash.Bytes;
 import java.security.SecureRandom;
 
-/**
- * An Ed25519 private key (the 32-byte RFC 8032 seed) with its public key. toString never shows the seed.
- *
- * <p>The public key is derived on first use, not when the key is made: deriving it is the first use of Bouncy
- * Castle's base-point tables in a JVM, about 0.4 s of CPU, which a short-lived client ({@code ledger-cli}) computes on
- * a thread of its own ({@link Ed25519#precompute()}) while it reads its key file and makes its first request.
- */
+/** An Ed25519 private key (the 32-byte RFC 8032 seed) with its public key. toString never shows the seed. */
 public final class SigningKey {
     private static final SecureRandom RANDOM = new SecureRandom();
     private final byte[] seed;
-    /** Null until derived; always the same bytes once derived, so a race derives it twice, harmlessly. */
-    private volatile byte[] publicKey;
+    private final byte[] publicKey;
 
     private SigningKey(byte[] seed) {
         this.seed = seed.clone();
-    }
-
-    private byte[] derivedPublicKey() {
-        byte[] p = publicKey;
-        if (p == null) {
-            p = new byte[Ed25519.PUBLIC_KEY_BYTES];
-            org.bouncycastle.math.ec.rfc8032.Ed25519.generatePublicKey(seed, 0, p, 0);
-            publicKey = p;
-        }
-        return p;
+        this.publicKey = new byte[Ed25519.PUBLIC_KEY_BYTES];
+        org.bouncycastle.math.ec.rfc8032.Ed25519.generatePublicKey(this.seed, 0, publicKey, 0);
     }
 
     public static SigningKey generate() {
@@ -48,12 +33,12 @@ public final class SigningKey {
     }
 
     public Bytes publicKey() {
-        return Bytes.of(derivedPublicKey());
+        return Bytes.of(publicKey);
     }
 
     public byte[] sign(byte[] msg, int off, int len) {
         byte[] sig = new byte[Ed25519.SIGNATURE_BYTES];
-        org.bouncycastle.math.ec.rfc8032.Ed25519.sign(seed, 0, derivedPublicKey(), 0, msg, off, len, sig, 0);
+        org.bouncycastle.math.ec.rfc8032.Ed25519.sign(seed, 0, publicKey, 0, msg, off, len, sig, 0);
         return sig;
     }
 
@@ -63,6 +48,6 @@ public final class SigningKey {
 
     @Override
     public String toString() {
-        return "SigningKey[public=" + Bytes.of(derivedPublicKey()).hex() + "]";
+        return "SigningKey[public=" + Bytes.of(publicKey).hex() + "]";
     }
 }
