@@ -106,6 +106,9 @@ final class Targets {
             row("peers", "peers.tx64", "ratio", ">= 8"),
             check(Set.of("peers"), "peers", "verify_failed", "== 0"),
             check(Set.of("peers"), "peers", "verify_pending", "== 0"),
+            // cli (issue 34, item 7): one ledger-cli get, as a shell user waits for it
+            new Row(Set.of("cli"), "cli.get", "wall_seconds", "<= 0.8", Map.of(), List.of("cli"), false),
+            check(Set.of("cli"), "cli.get", "failed", "== 0", "cli"),
             // service and cluster: workload X over HTTPS, every proof verified
             row("service", "service.x", "throughput", ">= 3000"),
             // issue 18: the servers' GC share at steady state (--warmup 300), and their data directories over the

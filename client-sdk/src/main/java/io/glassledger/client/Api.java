@@ -60,7 +60,13 @@ final class Api {
     private record Answer(int status, String retryAfter, byte[] body) {
     }
 
-    private static final LoopResources LOOP = LoopResources.create("glassledger-http", 2, true);
+    /** The event loop: two daemon threads shared by every Api of the JVM, made with the first Api. */
+    private static final class Loop {
+        static final LoopResources SHARED = LoopResources.create("glassledger-http", 2, true);
+    }
+
+    /** Whether an Api was made (and so {@link Loop}), so that {@link #stopEventLoop} never starts what it stops. */
+    private static volatile boolean loopMade;
 
     private final HttpClient http;
     private final ConnectionProvider pool;
@@ -91,6 +97,7 @@ final class Api {
      */
     Api(List<URI> replicas, String apiKey, SSLContext ssl, Duration timeout, long maxResponseBytes) {
         URI base = replicas.get(0);
+        loopMade = true;
         AtomicInteger n = new AtomicInteger();
         this.executor = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "glassledger-http-" + n.incrementAndGet());
@@ -102,7 +109,7 @@ final class Api {
         // no automatic retry: a request that fails is reported (retryable transport), never sent twice by Netty.
         this.pool = ConnectionProvider.builder("glassledger-" + base.getHost() + "-" + base.getPort())
                 .maxConnections(256).pendingAcquireMaxCount(-1).maxIdleTime(Duration.ofSeconds(50)).build();
-        HttpClient c = HttpClient.create(pool).runOn(LOOP).keepAlive(true).compress(false)
+        HttpClient c = HttpClient.create(pool).runOn(Loop.SHARED).keepAlive(true).compress(false)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()))
                 .disableRetry(true);
         if ("https".equalsIgnoreCase(base.getScheme())) {
@@ -394,5 +401,17 @@ final class Api {
     void close() {
         executor.shutdownNow();
         pool.dispose();
+    }
+
+    /** {@link Transport#shutdown}: stops the shared event loop, waiting up to {@code timeout} for its threads. */
+    static void stopEventLoop(Duration timeout) {
+        if (!loopMade) {
+            return;
+        }
+        try {
+            Loop.SHARED.disposeLater(Duration.ZERO, timeout).block(timeout);
+        } catch (RuntimeException e) {
+            // not stopped in time: the JVM's exit waits for the threads as it would have
+        }
     }
 }
