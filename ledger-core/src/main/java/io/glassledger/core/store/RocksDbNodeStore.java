@@ -34,6 +34,7 @@ import org.rocksdb.WriteOptions;
  *       encoding; no compression (hashes and values are high-entropy), bloom filters for point lookups.</li>
  *   <li>{@code blocks}: u64 big-endian block number → block record ({@link io.glassledger.verify.block.Block}).</li>
  *   <li>{@code upper}: u8 level || u64 big-endian index → 32-byte hash of that complete subtree of the upper tree.</li>
+ *   <li>{@code txs}: u64 big-endian block number → that block's transactions record (FORMAT.md §14.3), LZ4.</li>
  * </ul>
  *
  * <p>Crash behaviour: each {@link #write} is one {@link WriteBatch} through RocksDB's write-ahead log, so after a
