@@ -308,6 +308,15 @@ def write_files(blocks: list[Block], work: Path) -> None:
             print(f"(README.md:{b.line}: its {b.lang or 'text'} block written to {name})")
 
 
+def default_interrupts() -> None:
+    """In the script's process, before exec: SIGINT and SIGQUIT back to their default actions. A command started in
+    the background by a non-interactive shell inherits them ignored (CI's second lane is such a command), a shell
+    cannot undo an ignore it inherited, and its children, the README's servers included, would then ignore the
+    Ctrl-C that `stop-after` sends them."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
 def in_own_network(cmd: list[str]) -> list[str]:
     """Runs CMD in a network namespace of its own with only loopback up, where the README's fixed ports meet no
     other test's (.ci/run runs the tests beside it); the Docker daemon's containers (host network) stay in the
@@ -358,7 +367,7 @@ def main() -> int:
     if args.own_network:
         cmd = in_own_network(cmd)
     started = time.monotonic()
-    p = subprocess.Popen(cmd, cwd=work, env=env, start_new_session=True)
+    p = subprocess.Popen(cmd, cwd=work, env=env, start_new_session=True, preexec_fn=default_interrupts)
     try:
         rc = p.wait(timeout=args.timeout)
     except subprocess.TimeoutExpired:
