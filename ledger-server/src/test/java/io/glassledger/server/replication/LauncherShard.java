@@ -175,6 +175,32 @@ final class LauncherShard implements AutoCloseable {
         return cluster.member(0, replica);
     }
 
+    /**
+     * True once replica {@code r}'s Raft log of the shard's group (its {@code raft-0} directory; the cluster
+     * directory's group has a log of its own) no longer holds the group's first entries: Ratis names a closed
+     * segment {@code log_START-END} and the open one {@code log_inprogress_START}, and deletes closed segments behind a
+     * snapshot. A replica that starts empty can then only catch up from that replica through a snapshot.
+     */
+    boolean raftLogPurgedFromStart(int r) throws IOException {
+        Path raft = memberDir(r).resolve("raft-0");
+        List<String> segments = new ArrayList<>();
+        try (java.util.stream.Stream<Path> groups = Files.list(raft)) {
+            for (Path current : groups.map(g -> g.resolve("current")).toList()) {
+                // Listed, not walked: the replica deletes old snapshots and segments meanwhile.
+                try (java.util.stream.Stream<Path> files = Files.list(current)) {
+                    files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("log_"))
+                            .forEach(segments::add);
+                } catch (java.nio.file.NoSuchFileException | java.nio.file.NotDirectoryException e) {
+                    // not a group's directory
+                }
+            }
+        } catch (java.nio.file.NoSuchFileException e) {
+            return false; // not started yet
+        }
+        return !segments.isEmpty()
+                && segments.stream().noneMatch(n -> n.startsWith("log_0-") || n.equals("log_inprogress_0"));
+    }
+
     /** The replica that answers a latest read (only a leader does), once there is one. */
     int awaitLeader() {
         int[] found = {-1};
