@@ -3,6 +3,7 @@ package io.glassledger.core.txn;
 import io.glassledger.verify.txn.SignedTransaction;
 import io.glassledger.verify.codec.ByteReader;
 import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.core.store.FrameScan;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -17,9 +18,9 @@ import java.util.zip.CRC32C;
 
 /**
  * The shard's write-ahead log (FORMAT.md §15): numbered segment files of framed records
- * {@code u32 length || u32 crc32c || u8 type || payload}. Each segment opens with a header naming the first block
- * number of the epoch open at its start, followed by the transactions then prepared, so segments before it can be
- * deleted once their epochs are in the ledger.
+ * {@code u32 length || u32 crc32c || u8 type || payload} (the {@link FrameScan} format, which the value log shares).
+ * Each segment opens with a header naming the first block number of the epoch open at its start, followed by the
+ * transactions then prepared, so segments before it can be deleted once their epochs are in the ledger.
  *
  * <p>Not thread-safe: the engine's sequencer thread is its only writer. Every batch written ends with a
  * {@link #BATCH_END} frame. At open, damage in the last segment with no valid frame after it (a crash mid-write) is
@@ -50,6 +51,7 @@ final class Wal implements AutoCloseable {
     static final int EXTENSION = 9;
     static final int MAX_TYPE = EXTENSION;
     static final int MAX_RECORD = SignedTransaction.MAX_RECORD_BYTES + 16;
+    static final FrameScan.Rules RULES = new FrameScan.Rules(MAX_RECORD, MAX_TYPE);
     private static final byte[] MAGIC = {'G', 'L', 'W', 'A', 'L', '1'};
     private static final byte[] NO_BYTES = {};
 
@@ -64,6 +66,7 @@ final class Wal implements AutoCloseable {
     private final List<Segment> segments = new ArrayList<>();
     private FileChannel channel;
     private ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
+    private final CRC32C crc = new CRC32C();
     private long segmentBytes;
     private boolean unsynced;
     /** Records appended since the last {@link #BATCH_END}. */
@@ -108,7 +111,7 @@ final class Wal implements AutoCloseable {
     private static Segment read(Path p, boolean last) throws IOException {
         String name = p.getFileName().toString();
         long seq = Long.parseLong(name.substring(4, 20));
-        WalScan.Result r = WalScan.scan(p);
+        FrameScan.Result r = FrameScan.scan(p, Wal.RULES);
         if (r.damaged()) {
             if (!last || r.nextValid() >= 0) {
                 throw new WalCorruptedException(p, r.stop(), r.damage() + (r.nextValid() >= 0
@@ -132,10 +135,10 @@ final class Wal implements AutoCloseable {
             Files.delete(p);  // created, then the crash: same as above
             return new Segment(seq, p, -1, List.of());
         }
-        WalScan.Frame h = r.frames().get(0);
+        FrameScan.Frame h = r.frames().get(0);
         long epochBase = parseHeader(p, h.type(), h.payload());
         List<Record> records = new ArrayList<>();
-        for (WalScan.Frame f : r.frames().subList(1, r.frames().size())) {
+        for (FrameScan.Frame f : r.frames().subList(1, r.frames().size())) {
             if (f.type() == HEADER) {
                 throw new WalCorruptedException(p, f.offset(), "a second segment header");
             }
@@ -233,10 +236,7 @@ final class Wal implements AutoCloseable {
                 buffer = ByteBuffer.allocate(Math.max(need, buffer.capacity() * 2));
             }
         }
-        CRC32C crc = new CRC32C();
-        crc.update(type);
-        crc.update(payload);
-        buffer.putInt(1 + payload.length).putInt((int) crc.getValue()).put((byte) type).put(payload);
+        FrameScan.put(buffer, type, payload, crc);
         segmentBytes += need;
         unsynced = true;
         unmarked = type != BATCH_END;

@@ -1,6 +1,7 @@
 package io.glassledger.core.txn;
 
 import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.core.store.FrameScan;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -50,7 +51,7 @@ public final class WalRepair {
             List<Path> files = segments(walDir);
             for (int i = 0; i < files.size(); i++) {
                 Path p = files.get(i);
-                WalScan.Result r = WalScan.scan(p);
+                FrameScan.Result r = FrameScan.scan(p, Wal.RULES);
                 boolean last = i == files.size() - 1;
                 int cut = damageAt(r, last);
                 if (cut >= 0) {
@@ -65,19 +66,19 @@ public final class WalRepair {
     }
 
     /** Where recovery would refuse this segment, or -1 (clean, or only a torn tail that recovery cuts itself). */
-    private static int damageAt(WalScan.Result r, boolean last) {
+    private static int damageAt(FrameScan.Result r, boolean last) {
         if (r.damaged() && (!last || r.nextValid() >= 0)) {
             return r.frames().isEmpty() ? 0 : r.stop();
         }
         if (r.frames().isEmpty()) {
             return last ? -1 : 0;
         }
-        WalScan.Frame h = r.frames().get(0);
+        FrameScan.Frame h = r.frames().get(0);
         if (h.type() != Wal.HEADER || h.payload().length != 14
                 || !new String(h.payload(), 0, 6, StandardCharsets.ISO_8859_1).equals("GLWAL1")) {
             return 0;
         }
-        for (WalScan.Frame f : r.frames().subList(1, r.frames().size())) {
+        for (FrameScan.Frame f : r.frames().subList(1, r.frames().size())) {
             if (f.type() == Wal.HEADER) {
                 return (int) f.offset();
             }
@@ -85,7 +86,7 @@ public final class WalRepair {
         return -1;
     }
 
-    private static Outcome quarantine(Path shardDir, List<Path> from, WalScan.Result damaged, int cut, Instant now)
+    private static Outcome quarantine(Path shardDir, List<Path> from, FrameScan.Result damaged, int cut, Instant now)
             throws IOException {
         Path q = shardDir.resolve("wal-quarantine").resolve(STAMP.format(now));
         Files.createDirectories(q);
@@ -98,7 +99,7 @@ public final class WalRepair {
             rep.append(": ").append(damaged.damage());
         }
         rep.append('\n');
-        List<WalScan.Frame> lost = new ArrayList<>(WalScan.salvage(data, cut + 1));
+        List<FrameScan.Frame> lost = new ArrayList<>(FrameScan.salvage(data, cut + 1, Wal.RULES));
         rep.append("moved aside to ").append(q.toAbsolutePath()).append(":\n");
         Path tail = q.resolve(first.getFileName() + ".from-" + cut);
         Files.write(tail, Arrays.copyOfRange(data, cut, data.length), StandardOpenOption.CREATE_NEW,
@@ -107,7 +108,7 @@ public final class WalRepair {
         rep.append("  ").append(tail.getFileName()).append(": bytes ").append(cut).append("..").append(data.length)
                 .append(" of ").append(first.getFileName()).append('\n');
         for (Path p : from.subList(1, from.size())) {
-            lost.addAll(WalScan.salvage(Files.readAllBytes(p), 0));
+            lost.addAll(FrameScan.salvage(Files.readAllBytes(p), 0, Wal.RULES));
             rep.append("  ").append(p.getFileName()).append(": the whole segment, ").append(Files.size(p))
                     .append(" bytes\n");
         }
@@ -134,12 +135,12 @@ public final class WalRepair {
         return new Outcome(q, rep.toString());
     }
 
-    private static void describeLost(StringBuilder rep, List<WalScan.Frame> lost) {
+    private static void describeLost(StringBuilder rep, List<FrameScan.Frame> lost) {
         List<String> commits = new ArrayList<>();
         List<String> prepares = new ArrayList<>();
         int decisions = 0;
         int seals = 0;
-        for (WalScan.Frame f : lost) {
+        for (FrameScan.Frame f : lost) {
             switch (f.type()) {
                 case Wal.COMMIT -> commits.add(txId(f.payload()));
                 case Wal.PREPARE -> prepares.add(txId(f.payload()));

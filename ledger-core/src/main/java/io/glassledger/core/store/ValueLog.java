@@ -1,0 +1,564 @@
+package io.glassledger.core.store;
+
+import io.glassledger.verify.codec.ByteReader;
+import io.glassledger.verify.codec.ByteWriter;
+import io.glassledger.verify.entry.Entry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+
+/**
+ * An append-only log of values, each stored once and read back by its {@link ValueLocator}: the value store of the
+ * planned storage (ARCHITECTURE.md, "Storage that grows for years"), whose index rows hold a value's hash and its
+ * locator instead of the value.
+ *
+ * <p><b>Files</b> (FORMAT.md §19). A directory of segments {@code vlog-<16-digit sequence>.seg}, numbered from 1
+ * without a gap, each a sequence of {@link FrameScan} frames:
+ * <pre>
+ * type 0  header  "GLVLOG1" ‖ u64 sequence          the first frame of every segment, and only there
+ * type 1  value   the value's bytes (0..2^20)       a locator names this frame's offset and the value's length
+ * type 2  sync    empty                             ends what one {@link #sync()} made durable
+ * type 3  seal    u64 sequence ‖ u64 values         the last frame of every segment but the newest
+ * </pre>
+ * A segment is sealed and the next one started once the next value would take it past the segment size (a value
+ * larger than that gets a segment of its own). Sealed segments are immutable.
+ *
+ * <p><b>Durability.</b> {@link #append} buffers; a value is durable once a later {@link #sync()} returns (a sync
+ * frame, then {@code fsync}). A roll forces the sealed segment, then creates the next one and forces it and the
+ * directory, so a sealed segment is always whole on disk before a newer one exists. Locators of values appended but
+ * never synced must not be stored anywhere durable: a crash may take those values.
+ *
+ * <p><b>Recovery</b> at {@link #open}: every segment but the newest is checked by its header and its seal (two
+ * reads, not a scan: years of segments open in milliseconds), and the newest is read whole. Damage in the newest
+ * with no sync or seal frame after it is a torn tail (a crash mid-write, which only ever tears what no sync
+ * acknowledged, since every sync ends with a sync frame) and is cut off, durably, with any value frames after it;
+ * a newest segment without a whole header (a crash while it was created) is removed. Anything else throws
+ * {@link ValueLogCorruptedException}: a gap in the numbers, a sealed segment without its seal, damage followed by a
+ * sync or a seal frame, a frame after a seal. Each read checks its frame's checksum, so a damaged sealed segment is
+ * found when its value is read.
+ *
+ * <p><b>Threads.</b> Appends, syncs and close are serialised on the log; reads run concurrently with them and with
+ * each other (positional reads), and see every value appended before them, synced or not.
+ */
+public final class ValueLog implements AutoCloseable {
+    public static final long DEFAULT_SEGMENT_BYTES = 64L << 20;
+    public static final int MAX_VALUE_BYTES = Entry.MAX_VALUE_BYTES;
+    static final int HEADER = 0;
+    static final int VALUE = 1;
+    static final int SYNC = 2;
+    static final int SEAL = 3;
+    static final FrameScan.Rules RULES = new FrameScan.Rules(1 + MAX_VALUE_BYTES, SEAL);
+    private static final byte[] MAGIC = {'G', 'L', 'V', 'L', 'O', 'G', '1'};
+    private static final int HEADER_FRAME = FrameScan.HEADER_BYTES + MAGIC.length + 8;
+    private static final int SEAL_FRAME = FrameScan.HEADER_BYTES + 16;
+    private static final int MAX_OPEN_READERS = 256;
+    private static final byte[] NO_BYTES = {};
+
+    /**
+     * What {@link #open} found and did.
+     *
+     * @param segments       the segments found, the newest included
+     * @param values         the values in the newest segment
+     * @param tornBytes      bytes cut off the newest segment's tail (0: none)
+     * @param removedSegment the sequence number of a newest segment removed because its header was not whole (0:
+     *                       none)
+     * @param startedSegment the sequence number of a segment started because the newest was sealed, the crash having
+     *                       come before its successor's header was whole (0: none)
+     */
+    public record Recovery(long segments, long values, long tornBytes, long removedSegment, long startedSegment) {
+    }
+
+    private final Path dir;
+    private final long segmentBytes;
+    private final Recovery recovery;
+    private final Map<Long, FileChannel> readers = new ConcurrentHashMap<>();
+    private final CRC32C crc = new CRC32C();
+    private ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
+    private volatile boolean closed;
+    private long firstSeq;
+    private volatile long activeSeq;
+    private FileChannel active;
+    /** Bytes of the active segment, buffered ones included. */
+    private long activeBytes;
+    /** Bytes of the active segment written to the file (readable by a positional read). */
+    private volatile long activeWritten;
+    private long activeValues;
+    private long sealedBytes;
+    private boolean unsynced;
+
+    private ValueLog(Path dir, long segmentBytes, Recovery recovery) {
+        this.dir = dir;
+        this.segmentBytes = segmentBytes;
+        this.recovery = recovery;
+    }
+
+    /** Opens the log in {@code dir} with 64 MiB segments, creating the directory and the first segment if needed. */
+    public static ValueLog open(Path dir) {
+        return open(dir, DEFAULT_SEGMENT_BYTES);
+    }
+
+    /** {@link #open(Path)} with segments of about {@code segmentBytes} (4 KiB to 1 GiB). */
+    public static ValueLog open(Path dir, long segmentBytes) {
+        if (segmentBytes < 4096 || segmentBytes > (1L << 30)) {
+            throw new IllegalArgumentException("segment size " + segmentBytes + " is outside 4 KiB..1 GiB");
+        }
+        try {
+            Files.createDirectories(dir);
+            List<Long> seqs = sequences(dir);
+            for (int i = 0; i < seqs.size(); i++) {
+                if (seqs.get(i) != seqs.get(0) + i) {
+                    throw new ValueLogCorruptedException(dir.resolve(name(seqs.get(0) + i)), 0,
+                            "the segment is missing, and segments before and after it exist");
+                }
+            }
+            long sealed = 0;
+            for (int i = 0; i < seqs.size() - 1; i++) {
+                sealed += checkSealed(dir.resolve(name(seqs.get(i))), seqs.get(i));
+            }
+            ValueLog log;
+            if (seqs.isEmpty()) {
+                log = new ValueLog(dir, segmentBytes, new Recovery(0, 0, 0, 0, 0));
+                log.firstSeq = 1;
+                log.createSegment(1);
+            } else {
+                log = recoverNewest(dir, segmentBytes, seqs, sealed);
+            }
+            return log;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static ValueLog recoverNewest(Path dir, long segmentBytes, List<Long> seqs, long sealed)
+            throws IOException {
+        long seq = seqs.get(seqs.size() - 1);
+        Path p = dir.resolve(name(seq));
+        FrameScan.Result r = FrameScan.scan(p, RULES);
+        if (r.damaged() && r.nextValid() >= 0 && (r.frames().isEmpty() || syncedAfter(p, r.stop()))) {
+            throw new ValueLogCorruptedException(p, r.stop(), r.damage() + ", and a valid "
+                    + (r.frames().isEmpty() ? "frame" : "sync or seal frame") + " follows it (from offset "
+                    + r.nextValid() + "), so a value acknowledged as durable may be in the damage");
+        }
+        if (r.frames().isEmpty()) {
+            // Created, then the crash: no frame of it is whole, so no value in it was ever synced.
+            Files.delete(p);
+            forceDirectory(dir);
+            ValueLog log = new ValueLog(dir, segmentBytes, new Recovery(seqs.size() - 1, 0, 0, seq, seq));
+            log.firstSeq = seqs.get(0);
+            log.sealedBytes = sealed;
+            log.createSegment(seq);
+            return log;
+        }
+        checkHeader(p, r.frames().get(0), seq);
+        long values = 0;
+        boolean isSealed = false;
+        for (FrameScan.Frame f : r.frames().subList(1, r.frames().size())) {
+            if (isSealed || f.type() == HEADER) {
+                throw new ValueLogCorruptedException(p, f.offset(), isSealed ? "a frame after the seal"
+                        : "a second segment header");
+            }
+            if (f.type() == VALUE) {
+                values++;
+            } else if (f.type() == SEAL) {
+                checkSeal(p, f, seq, values);
+                isSealed = true;
+            }
+        }
+        long torn = r.damaged() ? r.size() - r.stop() : 0;
+        if (torn > 0) {
+            try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+                ch.truncate(r.stop());
+                ch.force(true);
+            }
+        }
+        ValueLog log = new ValueLog(dir, segmentBytes, new Recovery(seqs.size(), values, torn, 0,
+                isSealed ? seq + 1 : 0));
+        log.firstSeq = seqs.get(0);
+        log.sealedBytes = sealed;
+        if (isSealed) {
+            // Crashed after sealing it and before its successor had a whole header: start the successor.
+            log.sealedBytes += r.stop();
+            log.createSegment(seq + 1);
+        } else {
+            log.activeSeq = seq;
+            log.active = FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            log.active.position(r.stop());
+            log.activeBytes = r.stop();
+            log.activeWritten = r.stop();
+            log.activeValues = values;
+        }
+        return log;
+    }
+
+    /**
+     * Whether a sync or a seal frame decodes after the damage at {@code stop}: then values before it were acknowledged.
+     * Value frames alone after the damage are values that no sync acknowledged (the pages of an unsynced write can
+     * reach the disk in any order), and are cut off with the damage.
+     */
+    private static boolean syncedAfter(Path p, int stop) throws IOException {
+        return FrameScan.salvage(Files.readAllBytes(p), stop + 1, RULES).stream()
+                .anyMatch(f -> f.type() == SYNC || f.type() == SEAL || f.type() == HEADER);
+    }
+
+    private static List<Long> sequences(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).filter(n -> n.matches("vlog-\\d{16}\\.seg"))
+                    .map(n -> Long.parseLong(n.substring(5, 21))).sorted().toList();
+        }
+    }
+
+    static String name(long seq) {
+        return String.format("vlog-%016d.seg", seq);
+    }
+
+    /** Checks a sealed segment's header and seal without reading what lies between; returns its size. */
+    private static long checkSealed(Path p, long seq) throws IOException {
+        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+            long size = ch.size();
+            if (size < HEADER_FRAME + SEAL_FRAME) {
+                throw new ValueLogCorruptedException(p, 0, "a segment of " + size
+                        + " bytes that is not the newest: too short to hold its header and its seal");
+            }
+            checkHeader(p, frameAt(p, ch, 0, HEADER_FRAME), seq);
+            FrameScan.Frame seal = frameAt(p, ch, size - SEAL_FRAME, SEAL_FRAME);
+            if (seal.type() != SEAL) {
+                throw new ValueLogCorruptedException(p, size - SEAL_FRAME,
+                        "a segment that is not the newest does not end with its seal");
+            }
+            checkSeal(p, seal, seq, -1);
+            return size;
+        }
+    }
+
+    /** Reads and checks the frame of exactly {@code n} bytes at {@code offset}. */
+    private static FrameScan.Frame frameAt(Path p, FileChannel ch, long offset, int n) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(n);
+        readFully(ch, b, offset);
+        byte[] data = b.array();
+        if (b.position() < n) {
+            throw new ValueLogCorruptedException(p, offset, "a frame cut short by the end of the file");
+        }
+        String problem = FrameScan.problem(data, 0, new CRC32C(), RULES);
+        if (problem == null && b.getInt(0) != n - 8) {
+            problem = "a frame of " + (b.getInt(0) + 8) + " bytes where one of " + n + " was expected";
+        }
+        if (problem != null) {
+            throw new ValueLogCorruptedException(p, offset, problem);
+        }
+        byte[] payload = new byte[n - FrameScan.HEADER_BYTES];
+        System.arraycopy(data, FrameScan.HEADER_BYTES, payload, 0, payload.length);
+        return new FrameScan.Frame(offset, data[8] & 0xff, payload);
+    }
+
+    private static void checkHeader(Path p, FrameScan.Frame h, long seq) {
+        byte[] b = h.payload();
+        if (h.type() != HEADER || b.length != MAGIC.length + 8) {
+            throw new ValueLogCorruptedException(p, 0, "the segment does not start with a header");
+        }
+        for (int i = 0; i < MAGIC.length; i++) {
+            if (b[i] != MAGIC[i]) {
+                throw new ValueLogCorruptedException(p, 0, "the segment header is not a GlassLedger value log's");
+            }
+        }
+        long named = new ByteReader(b, MAGIC.length, b.length).u64();
+        if (named != seq) {
+            throw new ValueLogCorruptedException(p, 0, "the header names segment " + named);
+        }
+    }
+
+    private static void checkSeal(Path p, FrameScan.Frame f, long seq, long values) {
+        if (f.payload().length != 16) {
+            throw new ValueLogCorruptedException(p, f.offset(), "a seal of " + f.payload().length + " bytes");
+        }
+        ByteReader r = new ByteReader(f.payload());
+        long named = r.u64();
+        long count = r.u64();
+        if (named != seq || (values >= 0 && count != values)) {
+            throw new ValueLogCorruptedException(p, f.offset(), "the seal names segment " + named + " and " + count
+                    + " values");
+        }
+    }
+
+    /** What {@link #open} found and did. */
+    public Recovery recovery() {
+        return recovery;
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    /**
+     * Buffers a value and returns where it will be read; durable after the next {@link #sync()}, readable at once.
+     *
+     * @throws IllegalArgumentException over {@link #MAX_VALUE_BYTES}
+     * @throws StoreClosedException     after {@link #close()}
+     */
+    public synchronized ValueLocator append(byte[] value) {
+        if (value.length > MAX_VALUE_BYTES) {
+            throw new IllegalArgumentException("a value of " + value.length + " bytes; at most " + MAX_VALUE_BYTES);
+        }
+        ensureOpen();
+        int need = FrameScan.HEADER_BYTES + value.length;
+        if (activeBytes > HEADER_FRAME && activeBytes + need + FrameScan.HEADER_BYTES + SEAL_FRAME > segmentBytes) {
+            roll();
+        }
+        ValueLocator at = new ValueLocator(activeSeq, (int) activeBytes, value.length);
+        frame(VALUE, value);
+        activeValues++;
+        unsynced = true;
+        return at;
+    }
+
+    /** Makes every value appended so far durable: a sync frame, then {@code fsync}. Nothing to do: no I/O. */
+    public synchronized void sync() {
+        ensureOpen();
+        if (!unsynced) {
+            return;
+        }
+        frame(SYNC, NO_BYTES);
+        writeBuffer();
+        try {
+            active.force(false);
+        } catch (IOException e) {
+            throw new StoreException("fsync of the value log in " + dir + " failed", e);
+        }
+        unsynced = false;
+    }
+
+    /**
+     * The value at {@code at}, its frame's checksum checked.
+     *
+     * @throws ValueLogCorruptedException the frame is not a value of that length, or its checksum does not match
+     * @throws IllegalArgumentException   the locator names a segment this log does not have
+     */
+    public byte[] read(ValueLocator at) {
+        ensureOpen();
+        long seq = at.segment();
+        if (seq == activeSeq && at.end() > activeWritten) {
+            synchronized (this) {
+                if (seq == activeSeq) {
+                    writeBuffer();
+                }
+            }
+        }
+        ByteBuffer b = ByteBuffer.allocate(FrameScan.HEADER_BYTES + at.length());
+        for (int attempt = 0; ; attempt++) {
+            FileChannel ch = channel(seq);
+            try {
+                b.clear();
+                readFully(ch, b, at.offset());
+                break;
+            } catch (ClosedChannelException e) {
+                // Evicted by another reader, or closed by an interrupt of another thread's read: open it again.
+                readers.remove(seq, ch);
+                if (attempt == 2 || Thread.currentThread().isInterrupted() || closed) {
+                    throw closed ? new StoreClosedException(dir) : new StoreException("reading " + at, e);
+                }
+            } catch (IOException e) {
+                throw new StoreException("reading " + at + " from the value log in " + dir, e);
+            }
+        }
+        Path p = dir.resolve(name(seq));
+        byte[] data = b.array();
+        if (b.position() < data.length) {
+            throw new ValueLogCorruptedException(p, at.offset(), "the value's frame is cut short by the end of the file");
+        }
+        String problem = FrameScan.problem(data, 0, new CRC32C(), RULES);
+        if (problem == null && (b.getInt(0) != at.length() + 1 || data[8] != VALUE)) {
+            problem = "the frame there is not a value of " + at.length() + " bytes";
+        }
+        if (problem != null) {
+            throw new ValueLogCorruptedException(p, at.offset(), problem);
+        }
+        byte[] value = new byte[at.length()];
+        System.arraycopy(data, FrameScan.HEADER_BYTES, value, 0, value.length);
+        return value;
+    }
+
+    private FileChannel channel(long seq) {
+        if (seq == activeSeq) {
+            FileChannel a = active;
+            if (a != null && seq == activeSeq) {
+                return a;
+            }
+        }
+        if (seq < firstSeq || seq > activeSeq) {
+            throw new IllegalArgumentException("the value log in " + dir + " has no segment " + seq);
+        }
+        FileChannel ch = readers.get(seq);
+        if (ch != null && ch.isOpen()) {
+            return ch;
+        }
+        if (readers.size() >= MAX_OPEN_READERS) {
+            Iterator<Map.Entry<Long, FileChannel>> it = readers.entrySet().iterator();
+            if (it.hasNext()) {
+                Map.Entry<Long, FileChannel> victim = it.next();
+                it.remove();
+                closeQuietly(victim.getValue());
+            }
+        }
+        return readers.compute(seq, (k, old) -> {
+            if (old != null && old.isOpen()) {
+                return old;
+            }
+            try {
+                return FileChannel.open(dir.resolve(name(seq)), StandardOpenOption.READ);
+            } catch (IOException e) {
+                throw new StoreException("opening segment " + seq + " of the value log in " + dir, e);
+            }
+        });
+    }
+
+    private static void readFully(FileChannel ch, ByteBuffer b, long offset) throws IOException {
+        long pos = offset;
+        while (b.hasRemaining()) {
+            int n = ch.read(b, pos);
+            if (n < 0) {
+                return;
+            }
+            pos += n;
+        }
+    }
+
+    /** Bytes of every segment, buffered bytes included. */
+    public synchronized long sizeBytes() {
+        return sealedBytes + activeBytes;
+    }
+
+    /** The sequence numbers of the segments, oldest first. */
+    public synchronized List<Long> segments() {
+        List<Long> out = new ArrayList<>();
+        for (long s = firstSeq; s <= activeSeq; s++) {
+            out.add(s);
+        }
+        return out;
+    }
+
+    private void roll() {
+        ByteWriter seal = new ByteWriter(16).u64(activeSeq).u64(activeValues);
+        if (unsynced) {
+            frame(SYNC, NO_BYTES);
+        }
+        frame(SEAL, seal.toByteArray());
+        writeBuffer();
+        try {
+            active.force(false);
+        } catch (IOException e) {
+            throw new StoreException("fsync of the value log in " + dir + " failed", e);
+        }
+        unsynced = false;
+        readers.put(activeSeq, active);  // sealed: read-only from now on, the same open file
+        sealedBytes += activeBytes;
+        createSegment(activeSeq + 1);
+    }
+
+    /** Creates segment {@code seq} with its header, durable (file and directory) before it returns. */
+    private void createSegment(long seq) {
+        Path p = dir.resolve(name(seq));
+        try {
+            FileChannel ch = FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+            active = ch;
+            activeSeq = seq;
+            activeBytes = 0;
+            activeWritten = 0;
+            activeValues = 0;
+            frame(HEADER, new ByteWriter(MAGIC.length + 8).raw(MAGIC).u64(seq).toByteArray());
+            writeBuffer();
+            ch.force(true);
+            forceDirectory(dir);
+        } catch (IOException e) {
+            throw new StoreException("creating segment " + seq + " of the value log in " + dir, e);
+        }
+    }
+
+    private void frame(int type, byte[] payload) {
+        int need = FrameScan.HEADER_BYTES + payload.length;
+        if (buffer.remaining() < need) {
+            writeBuffer();
+            if (buffer.capacity() < need) {
+                buffer = ByteBuffer.allocate(Math.max(need, buffer.capacity() * 2));
+            }
+        }
+        FrameScan.put(buffer, type, payload, crc);
+        activeBytes += need;
+    }
+
+    private void writeBuffer() {
+        if (buffer.position() == 0) {
+            return;
+        }
+        buffer.flip();
+        try {
+            while (buffer.hasRemaining()) {
+                active.write(buffer);
+            }
+        } catch (IOException e) {
+            throw new StoreException("writing the value log in " + dir, e);
+        } finally {
+            buffer.clear();
+        }
+        activeWritten = activeBytes;
+    }
+
+    private static void forceDirectory(Path dir) throws IOException {
+        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+            d.force(true);
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new StoreClosedException(dir);
+        }
+    }
+
+    private static void closeQuietly(FileChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // A read-only file: nothing to lose.
+        }
+    }
+
+    /** Syncs what was appended, then closes every file. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            sync();
+        } finally {
+            closed = true;
+            readers.values().forEach(ValueLog::closeQuietly);
+            readers.clear();
+            if (active != null) {
+                closeQuietly(active);
+            }
+        }
+    }
+
+    /** Closes the files without writing what is buffered: what a crash leaves (for tests). */
+    synchronized void abandon() {
+        buffer.clear();
+        closed = true;
+        readers.values().forEach(ValueLog::closeQuietly);
+        if (active != null) {
+            closeQuietly(active);
+        }
+    }
+}
