@@ -1,19 +1,13 @@
 package io.glassledger.core.store;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.RepetitionInfo;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,7 +44,9 @@ class ValueLogCrashTest {
         int inRoll = 0;
         for (int cycle = 0; cycle < CYCLES; cycle++) {
             int killAfter = 20 + r.nextInt(400);
-            List<String> lines = runAndKill(dir, seed, next, killAfter, cycle);
+            List<String> lines = KilledChild.runAndKill(tmp, "vlog-" + cycle, ValueLogCrashWriter.class,
+                    List.of(dir.toString(), Long.toString(seed), Long.toString(next), Long.toString(SEGMENT)), killAfter);
+            assertTrue(lines.get(0).startsWith("open "), "first line " + lines.get(0));
             String ctx = "seed " + seed + ", cycle " + cycle + ", killed after " + killAfter + " values reported";
             System.out.println("ValueLogCrashTest " + ctx + ", child opened with: " + lines.get(0));
             for (String line : lines.subList(1, lines.size())) {
@@ -82,38 +78,5 @@ class ValueLogCrashTest {
         System.out.println("ValueLogCrashTest seed " + seed + ": " + inRoll + " of " + CYCLES
                 + " kills left a roll half done");
         assertTrue(acked.size() >= CYCLES * 20, "the child acknowledged " + acked.size() + " values");
-    }
-
-    /** Runs the child until it has reported {@code killAfter} values, kills it, returns its whole lines. */
-    private List<String> runAndKill(Path dir, long seed, long first, int killAfter, int cycle) throws Exception {
-        // Files rather than pipes: Process.destroyForcibly closes the pipes, losing lines not yet read.
-        Path stdout = tmp.resolve("child-stdout-" + cycle + ".txt");
-        Path stderr = tmp.resolve("child-stderr-" + cycle + ".txt");
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                ValueLogCrashWriter.class.getName(), dir.toString(), Long.toString(seed), Long.toString(first),
-                Long.toString(SEGMENT)).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
-        try {
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(5))
-                    .until(() -> !p.isAlive() || newlines(stdout) > killAfter);
-            assertTrue(p.isAlive(), "child ended on its own: " + Files.readString(stderr));
-        } finally {
-            p.destroyForcibly();
-            assertTrue(p.waitFor(30, TimeUnit.SECONDS), "killed child did not exit");
-        }
-        assertEquals(137, p.exitValue(), "child was not ended by SIGKILL: " + Files.readString(stderr));
-        String out = Files.readString(stdout);
-        // Only whole lines count: a line without its newline was cut off by the kill.
-        List<String> lines = List.of(out.substring(0, out.lastIndexOf('\n') + 1).split("\n"));
-        assertTrue(lines.get(0).startsWith("open "), "first line " + lines.get(0));
-        return lines;
-    }
-
-    private static long newlines(Path p) {
-        try {
-            return Files.readString(p).chars().filter(c -> c == '\n').count();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }
