@@ -1,6 +1,5 @@
 package io.glassledger.core.store;
 
-import io.glassledger.verify.codec.ByteReader;
 import io.glassledger.verify.codec.ByteWriter;
 import io.glassledger.verify.entry.Entry;
 import java.io.IOException;
@@ -16,7 +15,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
 /**
@@ -60,9 +58,9 @@ public final class ValueLog implements AutoCloseable {
     static final int SYNC = 2;
     static final int SEAL = 3;
     static final FrameScan.Rules RULES = new FrameScan.Rules(1 + MAX_VALUE_BYTES, SEAL);
-    private static final byte[] MAGIC = {'G', 'L', 'V', 'L', 'O', 'G', '1'};
-    private static final int HEADER_FRAME = FrameScan.HEADER_BYTES + MAGIC.length + 8;
-    private static final int SEAL_FRAME = FrameScan.HEADER_BYTES + 16;
+    static final byte[] MAGIC = {'G', 'L', 'V', 'L', 'O', 'G', '1'};
+    static final int HEADER_FRAME = FrameScan.HEADER_BYTES + MAGIC.length + 8;
+    static final int SEAL_FRAME = FrameScan.HEADER_BYTES + 16;
     private static final int MAX_OPEN_READERS = 256;
     private static final byte[] NO_BYTES = {};
 
@@ -116,24 +114,20 @@ public final class ValueLog implements AutoCloseable {
         }
         try {
             Files.createDirectories(dir);
-            List<Long> seqs = sequences(dir);
-            for (int i = 0; i < seqs.size(); i++) {
-                if (seqs.get(i) != seqs.get(0) + i) {
-                    throw new ValueLogCorruptedException(dir.resolve(name(seqs.get(0) + i)), 0,
-                            "the segment is missing, and segments before and after it exist");
-                }
-            }
-            long sealed = 0;
-            for (int i = 0; i < seqs.size() - 1; i++) {
-                sealed += checkSealed(dir.resolve(name(seqs.get(i))), seqs.get(i));
-            }
-            ValueLog log;
-            if (seqs.isEmpty()) {
-                log = new ValueLog(dir, segmentBytes, new Recovery(0, 0, 0, 0, 0));
-                log.firstSeq = 1;
-                log.createSegment(1);
+            ValueLogRecovery.Plan plan = ValueLogRecovery.recover(dir);
+            ValueLog log = new ValueLog(dir, segmentBytes, plan.recovery());
+            log.firstSeq = plan.firstSeq();
+            log.sealedBytes = plan.sealedBytes();
+            if (plan.activeEnd() < 0) {
+                log.createSegment(plan.activeSeq());
             } else {
-                log = recoverNewest(dir, segmentBytes, seqs, sealed);
+                log.activeSeq = plan.activeSeq();
+                log.active = FileChannel.open(dir.resolve(name(plan.activeSeq())), StandardOpenOption.READ,
+                        StandardOpenOption.WRITE);
+                log.active.position(plan.activeEnd());
+                log.activeBytes = plan.activeEnd();
+                log.activeWritten = plan.activeEnd();
+                log.activeValues = plan.activeValues();
             }
             return log;
         } catch (IOException e) {
@@ -141,154 +135,8 @@ public final class ValueLog implements AutoCloseable {
         }
     }
 
-    private static ValueLog recoverNewest(Path dir, long segmentBytes, List<Long> seqs, long sealed)
-            throws IOException {
-        long seq = seqs.get(seqs.size() - 1);
-        Path p = dir.resolve(name(seq));
-        FrameScan.Result r = FrameScan.scan(p, RULES);
-        if (r.damaged() && r.nextValid() >= 0 && (r.frames().isEmpty() || syncedAfter(p, r.stop()))) {
-            throw new ValueLogCorruptedException(p, r.stop(), r.damage() + ", and a valid "
-                    + (r.frames().isEmpty() ? "frame" : "sync or seal frame") + " follows it (from offset "
-                    + r.nextValid() + "), so a value acknowledged as durable may be in the damage");
-        }
-        if (r.frames().isEmpty()) {
-            // Created, then the crash: no frame of it is whole, so no value in it was ever synced.
-            Files.delete(p);
-            forceDirectory(dir);
-            ValueLog log = new ValueLog(dir, segmentBytes, new Recovery(seqs.size() - 1, 0, 0, seq, seq));
-            log.firstSeq = seqs.get(0);
-            log.sealedBytes = sealed;
-            log.createSegment(seq);
-            return log;
-        }
-        checkHeader(p, r.frames().get(0), seq);
-        long values = 0;
-        boolean isSealed = false;
-        for (FrameScan.Frame f : r.frames().subList(1, r.frames().size())) {
-            if (isSealed || f.type() == HEADER) {
-                throw new ValueLogCorruptedException(p, f.offset(), isSealed ? "a frame after the seal"
-                        : "a second segment header");
-            }
-            if (f.type() == VALUE) {
-                values++;
-            } else if (f.type() == SEAL) {
-                checkSeal(p, f, seq, values);
-                isSealed = true;
-            }
-        }
-        long torn = r.damaged() ? r.size() - r.stop() : 0;
-        if (torn > 0) {
-            try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
-                ch.truncate(r.stop());
-                ch.force(true);
-            }
-        }
-        ValueLog log = new ValueLog(dir, segmentBytes, new Recovery(seqs.size(), values, torn, 0,
-                isSealed ? seq + 1 : 0));
-        log.firstSeq = seqs.get(0);
-        log.sealedBytes = sealed;
-        if (isSealed) {
-            // Crashed after sealing it and before its successor had a whole header: start the successor.
-            log.sealedBytes += r.stop();
-            log.createSegment(seq + 1);
-        } else {
-            log.activeSeq = seq;
-            log.active = FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
-            log.active.position(r.stop());
-            log.activeBytes = r.stop();
-            log.activeWritten = r.stop();
-            log.activeValues = values;
-        }
-        return log;
-    }
-
-    /**
-     * Whether a sync or a seal frame decodes after the damage at {@code stop}: then values before it were acknowledged.
-     * Value frames alone after the damage are values that no sync acknowledged (the pages of an unsynced write can
-     * reach the disk in any order), and are cut off with the damage.
-     */
-    private static boolean syncedAfter(Path p, int stop) throws IOException {
-        return FrameScan.salvage(Files.readAllBytes(p), stop + 1, RULES).stream()
-                .anyMatch(f -> f.type() == SYNC || f.type() == SEAL || f.type() == HEADER);
-    }
-
-    private static List<Long> sequences(Path dir) throws IOException {
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.map(p -> p.getFileName().toString()).filter(n -> n.matches("vlog-\\d{16}\\.seg"))
-                    .map(n -> Long.parseLong(n.substring(5, 21))).sorted().toList();
-        }
-    }
-
     static String name(long seq) {
         return String.format("vlog-%016d.seg", seq);
-    }
-
-    /** Checks a sealed segment's header and seal without reading what lies between; returns its size. */
-    private static long checkSealed(Path p, long seq) throws IOException {
-        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
-            long size = ch.size();
-            if (size < HEADER_FRAME + SEAL_FRAME) {
-                throw new ValueLogCorruptedException(p, 0, "a segment of " + size
-                        + " bytes that is not the newest: too short to hold its header and its seal");
-            }
-            checkHeader(p, frameAt(p, ch, 0, HEADER_FRAME), seq);
-            FrameScan.Frame seal = frameAt(p, ch, size - SEAL_FRAME, SEAL_FRAME);
-            if (seal.type() != SEAL) {
-                throw new ValueLogCorruptedException(p, size - SEAL_FRAME,
-                        "a segment that is not the newest does not end with its seal");
-            }
-            checkSeal(p, seal, seq, -1);
-            return size;
-        }
-    }
-
-    /** Reads and checks the frame of exactly {@code n} bytes at {@code offset}. */
-    private static FrameScan.Frame frameAt(Path p, FileChannel ch, long offset, int n) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(n);
-        readFully(ch, b, offset);
-        byte[] data = b.array();
-        if (b.position() < n) {
-            throw new ValueLogCorruptedException(p, offset, "a frame cut short by the end of the file");
-        }
-        String problem = FrameScan.problem(data, 0, new CRC32C(), RULES);
-        if (problem == null && b.getInt(0) != n - 8) {
-            problem = "a frame of " + (b.getInt(0) + 8) + " bytes where one of " + n + " was expected";
-        }
-        if (problem != null) {
-            throw new ValueLogCorruptedException(p, offset, problem);
-        }
-        byte[] payload = new byte[n - FrameScan.HEADER_BYTES];
-        System.arraycopy(data, FrameScan.HEADER_BYTES, payload, 0, payload.length);
-        return new FrameScan.Frame(offset, data[8] & 0xff, payload);
-    }
-
-    private static void checkHeader(Path p, FrameScan.Frame h, long seq) {
-        byte[] b = h.payload();
-        if (h.type() != HEADER || b.length != MAGIC.length + 8) {
-            throw new ValueLogCorruptedException(p, 0, "the segment does not start with a header");
-        }
-        for (int i = 0; i < MAGIC.length; i++) {
-            if (b[i] != MAGIC[i]) {
-                throw new ValueLogCorruptedException(p, 0, "the segment header is not a GlassLedger value log's");
-            }
-        }
-        long named = new ByteReader(b, MAGIC.length, b.length).u64();
-        if (named != seq) {
-            throw new ValueLogCorruptedException(p, 0, "the header names segment " + named);
-        }
-    }
-
-    private static void checkSeal(Path p, FrameScan.Frame f, long seq, long values) {
-        if (f.payload().length != 16) {
-            throw new ValueLogCorruptedException(p, f.offset(), "a seal of " + f.payload().length + " bytes");
-        }
-        ByteReader r = new ByteReader(f.payload());
-        long named = r.u64();
-        long count = r.u64();
-        if (named != seq || (values >= 0 && count != values)) {
-            throw new ValueLogCorruptedException(p, f.offset(), "the seal names segment " + named + " and " + count
-                    + " values");
-        }
     }
 
     /** What {@link #open} found and did. */
@@ -329,6 +177,10 @@ public final class ValueLog implements AutoCloseable {
             return;
         }
         frame(SYNC, NO_BYTES);
+        writeAndForce();
+    }
+
+    private void writeAndForce() {
         writeBuffer();
         try {
             active.force(false);
@@ -422,7 +274,7 @@ public final class ValueLog implements AutoCloseable {
         });
     }
 
-    private static void readFully(FileChannel ch, ByteBuffer b, long offset) throws IOException {
+    static void readFully(FileChannel ch, ByteBuffer b, long offset) throws IOException {
         long pos = offset;
         while (b.hasRemaining()) {
             int n = ch.read(b, pos);
@@ -453,13 +305,7 @@ public final class ValueLog implements AutoCloseable {
             frame(SYNC, NO_BYTES);
         }
         frame(SEAL, seal.toByteArray());
-        writeBuffer();
-        try {
-            active.force(false);
-        } catch (IOException e) {
-            throw new StoreException("fsync of the value log in " + dir + " failed", e);
-        }
-        unsynced = false;
+        writeAndForce();
         readers.put(activeSeq, active);  // sealed: read-only from now on, the same open file
         sealedBytes += activeBytes;
         createSegment(activeSeq + 1);
@@ -514,7 +360,7 @@ public final class ValueLog implements AutoCloseable {
         activeWritten = activeBytes;
     }
 
-    private static void forceDirectory(Path dir) throws IOException {
+    static void forceDirectory(Path dir) throws IOException {
         try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
             d.force(true);
         }
