@@ -4,6 +4,8 @@ import io.glassledger.core.store.FlatRows;
 import io.glassledger.core.store.FlatStore;
 import io.glassledger.verify.entry.Mutation;
 import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.hash.Hashing;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,7 +43,8 @@ public final class FlatIndexProbe {
     private static final int RAW_PER_PUT = KEY + VALUE;
     private static final int BLOCK_PUTS = 1_000;
 
-    record ProbeOptions(int keys, int blocks, int reads, int leaf, long cacheBytes, long seed, boolean quick, Path dir) {
+    record ProbeOptions(int keys, int blocks, int reads, int leaf, long cacheBytes, long seed, boolean quick, Path dir,
+            List<Integer> leafTargets, int hashBlocks) {
         static ProbeOptions parse(String[] args) {
             boolean quick = List.of(args).contains("--quick");
             int keys = quick ? 100_000 : 1_000_000;
@@ -50,6 +53,8 @@ public final class FlatIndexProbe {
             int leaf = 50;
             long cacheMb = 8;
             long seed = 1;
+            List<Integer> leafTargets = List.of(16, 32, 64);
+            int hashBlocks = quick ? 5 : 20;
             Path dir = Path.of(System.getProperty("glassledger.bench.dir", "benchmark/work/flat"));
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
@@ -62,6 +67,9 @@ public final class FlatIndexProbe {
                     case "--cache-mb" -> cacheMb = Args.number(args[i], Args.value(args, ++i), 1, 65_536);
                     case "--seed" -> seed = Args.number(args[i], Args.value(args, ++i), 0, Long.MAX_VALUE);
                     case "--dir" -> dir = Path.of(Args.value(args, ++i));
+                    case "--leaf-targets" -> leafTargets = Arrays.stream(Args.value(args, ++i).split(","))
+                            .map(t -> (int) Args.number("--leaf-targets", t, 2, 4096)).toList();
+                    case "--hash-blocks" -> hashBlocks = (int) Args.number(args[i], Args.value(args, ++i), 1, 10_000);
                     case "-h", "--help" -> {
                         System.err.println("""
                                 usage: benchmark/run flat [--quick] [--keys N] [--blocks B] [--reads R] [--leaf L]
@@ -73,13 +81,15 @@ public final class FlatIndexProbe {
                                   --blocks B    then B batches of 1000 random updates (default 100; --quick 10)
                                   --reads R     latest reads and leaf reads measured, each (default 20000)
                                   --leaf L      keys per leaf read (default 50, the planned leaf's size)
-                                  --cache-mb M  RocksDB block cache for the reads (default 8)""");
+                                  --cache-mb M  RocksDB block cache for the reads (default 8)
+                                  --leaf-targets T,...  mean keys per leaf of the leaf-hashing measure (16,32,64)
+                                  --hash-blocks H       its blocks of 1000 updates, per target (20; --quick 5)""");
                         System.exit(0);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--help)");
                 }
             }
-            return new ProbeOptions(keys, blocks, reads, leaf, cacheMb << 20, seed, quick, dir);
+            return new ProbeOptions(keys, blocks, reads, leaf, cacheMb << 20, seed, quick, dir, leafTargets, hashBlocks);
         }
     }
 
@@ -95,7 +105,20 @@ public final class FlatIndexProbe {
         byte[][] keys = keys(o.keys(), o.seed());
         write(db, keys, o);
         read(db, keys, o);
+        for (int target : o.leafTargets()) {
+            leafHashing(db, keys, o, target);
+        }
         WorkDir.deleteTree(o.dir().resolve("flat"));
+        for (int target : o.leafTargets()) {
+            Path leaves = o.dir().resolve("leaves-" + target);
+            CurrentLeafProbe.run(leaves, keys, leafStarts(keys, target), target, o.hashBlocks(), o.cacheBytes(),
+                    o.seed(), o.quick());
+            WorkDir.deleteTree(leaves);
+            Path leafLog = o.dir().resolve("leaflog-" + target);
+            CurrentLeafProbe.runLog(leafLog, keys, leafStarts(keys, target), target, o.hashBlocks(), o.seed(),
+                    o.quick());
+            WorkDir.deleteTree(leafLog);
+        }
     }
 
     /** N distinct random keys, sorted (so that a leaf is a run of neighbours). */
@@ -220,6 +243,135 @@ public final class FlatIndexProbe {
                     .with("with_values", true).with("machine_load", WorkDir.loadAverage()).with("quick", o.quick())
                     .printTo(OUT);
         }
+    }
+
+    /**
+     * What the planned tree's leaf level would cost to hash, over these rows: leaves cut after every key whose hash
+     * is 0 modulo {@code target} (keys-only chunking, so an update never moves a boundary), their starts held in
+     * memory as the index levels would. Each block of 1,000 random updates is written (synced), then every leaf it
+     * touched is read back as a row scan at the block (no values) and hashed: an entry hash per row (H(00 ‖ lp(key)
+     * ‖ 01 ‖ valueHash ‖ varint version ‖ 32 zero bytes): today's entry hash with a zero {@code prev}, so an upper
+     * bound of the planned one, which drops those 32 bytes) and a binary routing tree of inner hashes over them, as
+     * today's leaves are hashed. Measures: {@code flat.tree / microseconds_per_put_leaf_hashing} (the scans and hashes
+     * of a block ÷ its puts, one thread), split into the scans, the entry hashes and the routing trees, and {@code keys_per_second_write_and_leaf_hashing} (the
+     * synced writes and the hashing together, one thread: what a persist would pay before the index levels).
+     */
+    private static void leafHashing(Path db, byte[][] keys, ProbeOptions o, int target) {
+        int[] starts = leafStarts(keys, target);
+        SplittableRandom r = new SplittableRandom(o.seed() ^ target);
+        long writeNs = 0;
+        long scanNs = 0;
+        long hashNs = 0;
+        long entryNs = 0;
+        long leaves = 0;
+        long rowsHashed = 0;
+        long puts = 0;
+        try (FlatStore store = FlatStore.open(db, o.cacheBytes(), true)) {
+            long readsBefore = store.dataBlockReads();
+            for (int h = 0; h < o.hashBlocks(); h++) {
+                long blk = store.head() + 1;
+                BitSet put = new BitSet(keys.length);
+                List<Mutation> batch = new ArrayList<>(BLOCK_PUTS);
+                for (int j = 0; j < BLOCK_PUTS; j++) {
+                    int k = r.nextInt(keys.length);
+                    while (put.get(k)) {
+                        k = r.nextInt(keys.length);
+                    }
+                    put.set(k);
+                    batch.add(Mutation.put(Bytes.wrap(keys[k]), value(r)));
+                }
+                long t0 = System.nanoTime();
+                store.write(blk, batch);
+                long t1 = System.nanoTime();
+                writeNs += t1 - t0;
+                BitSet touched = new BitSet(starts.length);
+                for (int k = put.nextSetBit(0); k >= 0; k = put.nextSetBit(k + 1)) {
+                    int leaf = Arrays.binarySearch(starts, k);
+                    touched.set(leaf >= 0 ? leaf : -leaf - 2);
+                }
+                FlatStore.Reader reader = store.reader();
+                for (int leaf = touched.nextSetBit(0); leaf >= 0; leaf = touched.nextSetBit(leaf + 1)) {
+                    int first = starts[leaf];
+                    int end = leaf + 1 < starts.length ? starts[leaf + 1] : keys.length;
+                    long s0 = System.nanoTime();
+                    List<FlatStore.Item> rows = reader.scanRows(Bytes.wrap(keys[first]),
+                            end < keys.length ? Bytes.wrap(keys[end]) : null, blk, end - first);
+                    long s1 = System.nanoTime();
+                    List<Hash> entries = entryHashes(rows);
+                    long s2 = System.nanoTime();
+                    routingRoot(rows, entries);
+                    long s3 = System.nanoTime();
+                    scanNs += s1 - s0;
+                    entryNs += s2 - s1;
+                    hashNs += s3 - s1;
+                    leaves++;
+                    rowsHashed += rows.size();
+                }
+                reader.close();
+                puts += BLOCK_PUTS;
+            }
+            long reads = store.dataBlockReads() - readsBefore;
+            double perPut = (scanNs + hashNs) / 1e3 / puts;
+            JsonLine.of("flat.tree", "microseconds_per_put_leaf_hashing", perPut, "us")
+                    .with("leaf_target", target).with("leaves", starts.length)
+                    .with("mean_leaf_keys", (double) keys.length / starts.length)
+                    .with("touched_leaves_per_block", (double) leaves / o.hashBlocks())
+                    .with("rows_hashed_per_put", (double) rowsHashed / puts)
+                    .with("scan_us_per_put", scanNs / 1e3 / puts).with("entry_hash_us_per_put", entryNs / 1e3 / puts)
+                    .with("routing_hash_us_per_put", (hashNs - entryNs) / 1e3 / puts)
+                    .with("data_reads_per_touched_leaf", (double) reads / leaves)
+                    .with("cache_mb", o.cacheBytes() >> 20).with("machine_load", WorkDir.loadAverage())
+                    .with("quick", o.quick()).printTo(OUT);
+            JsonLine.of("flat.tree", "keys_per_second_write_and_leaf_hashing",
+                    puts / ((writeNs + scanNs + hashNs) / 1e9), "keys/s").with("leaf_target", target)
+                    .with("write_keys_per_second", puts / (writeNs / 1e9)).with("quick", o.quick()).printTo(OUT);
+        }
+    }
+
+    /** The index of the first key of every leaf: a leaf ends after a key whose hash is 0 modulo {@code target}. */
+    static int[] leafStarts(byte[][] keys, int target) {
+        int[] starts = new int[keys.length];
+        int n = 0;
+        starts[n++] = 0;
+        for (int i = 0; i + 1 < keys.length; i++) {
+            if (Integer.remainderUnsigned(Arrays.hashCode(keys[i]) * 0x9E3779B1, target) == 0) {
+                starts[n++] = i + 1;
+            }
+        }
+        return Arrays.copyOf(starts, n);
+    }
+
+    private static List<Hash> entryHashes(List<FlatStore.Item> rows) {
+        List<Hash> out = new ArrayList<>(rows.size());
+        for (FlatStore.Item it : rows) {
+            byte[] k = it.key().unsafeArray();
+            out.add(Hashing.entry(k, 0, k.length, it.version().valueHash(), it.version().block(), Hash.ZERO));
+        }
+        return out;
+    }
+
+    /** A binary routing tree of inner hashes over the entries, as today's leaves are hashed. */
+    private static Hash routingRoot(List<FlatStore.Item> rows, List<Hash> entries) {
+        List<Hash> level = entries;
+        List<byte[]> seps = new ArrayList<>(rows.size());
+        for (FlatStore.Item it : rows) {
+            seps.add(it.key().unsafeArray());
+        }
+        while (level.size() > 1) {
+            List<Hash> up = new ArrayList<>((level.size() + 1) / 2);
+            List<byte[]> upSeps = new ArrayList<>((level.size() + 1) / 2);
+            for (int i = 0; i < level.size(); i += 2) {
+                if (i + 1 < level.size()) {
+                    up.add(Hashing.inner(seps.get(i + 1), level.get(i), level.get(i + 1)));
+                } else {
+                    up.add(level.get(i));
+                }
+                upSeps.add(seps.get(i));
+            }
+            level = up;
+            seps = upSeps;
+        }
+        return level.isEmpty() ? Hash.ZERO : level.get(0);
     }
 
     private static Stats micros(long[] nanos) {

@@ -70,6 +70,11 @@ public final class FlatRows {
         return p;
     }
 
+    /** The prefix ({@link #keyPrefix}) of a row key. */
+    static byte[] prefixOf(byte[] rowKey) {
+        return Arrays.copyOf(rowKey, rowKey.length - VERSION_BYTES);
+    }
+
     static boolean hasPrefix(byte[] rowKey, byte[] prefix) {
         return rowKey.length == prefix.length + VERSION_BYTES
                 && Arrays.equals(rowKey, 0, prefix.length, prefix, 0, prefix.length);

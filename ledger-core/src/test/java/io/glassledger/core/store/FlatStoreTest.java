@@ -79,6 +79,10 @@ class FlatStoreTest {
                     c);
             assertEquals(want.stream().map(Map.Entry::getValue).toList(),
                     got.stream().map(FlatStore.Item::value).toList(), c);
+            List<FlatStore.Item> rows = store.scanRows(from, to, block, limit);
+            assertEquals(got.stream().map(FlatStore.Item::version).toList(),
+                    rows.stream().map(FlatStore.Item::version).toList(), c + ", rows only");
+            assertTrue(rows.stream().allMatch(it -> it.value() == null), c);
         }
     }
 
