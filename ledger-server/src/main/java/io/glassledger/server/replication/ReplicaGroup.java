@@ -144,6 +144,11 @@ public final class ReplicaGroup implements ReplicatedLog, AutoCloseable {
             // killed its log appender for that follower for good (measured: a restarted leader never caught up).
             // A replica that is down keeps the log from being purged past where it stopped, until it returns.
             RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, false);
+            // Ratis purges only once the purgeable index has moved 1,024 entries (its default gap) past the last
+            // purge; with snapshots closer than that, a snapshot purged nothing, and how soon the log shrank
+            // depended on load (ReplicationIT's wait for a purged log timed out under CI's). Half the snapshot
+            // interval: each snapshot purges behind it, as the configuration says.
+            RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.max(1, Math.min(1024, cfg.snapshotEvery() / 2)));
             RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(cfg.logSegmentSize().toBytes()));
             ShardStateMachine m = new ShardStateMachine(engineCfg, this, cfg.snapshotMinInterval(), auth, seal);
             this.sm = m;
