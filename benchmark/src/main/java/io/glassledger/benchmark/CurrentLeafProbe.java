@@ -1,7 +1,6 @@
 package io.glassledger.benchmark;
 
-import io.glassledger.core.store.ValueLocator;
-import io.glassledger.core.store.ValueLog;
+import io.glassledger.core.store.LeafLog;
 import io.glassledger.verify.codec.ByteReader;
 import io.glassledger.verify.codec.ByteWriter;
 import io.glassledger.verify.hash.Hash;
@@ -105,19 +104,8 @@ final class CurrentLeafProbe {
                 long t0 = System.nanoTime();
                 long touchedLeaves = 0;
                 for (int blk = 1; blk <= blocks; blk++) {
-                    BitSet put = new BitSet(keys.length);
-                    for (int j = 0; j < BLOCK_PUTS; j++) {
-                        int k = r.nextInt(keys.length);
-                        while (put.get(k)) {
-                            k = r.nextInt(keys.length);
-                        }
-                        put.set(k);
-                    }
-                    BitSet touched = new BitSet(starts.length);
-                    for (int k = put.nextSetBit(0); k >= 0; k = put.nextSetBit(k + 1)) {
-                        int leaf = Arrays.binarySearch(starts, k);
-                        touched.set(leaf >= 0 ? leaf : -leaf - 2);
-                    }
+                    BitSet put = randomPuts(keys.length, r);
+                    BitSet touched = touchedLeaves(put, starts);
                     List<byte[]> leafKeys = new ArrayList<>();
                     List<ColumnFamilyHandle> cfs = new ArrayList<>();
                     for (int l = touched.nextSetBit(0); l >= 0; l = touched.nextSetBit(l + 1)) {
@@ -173,18 +161,16 @@ final class CurrentLeafProbe {
     }
 
     /**
-     * The same current leaves kept in a {@link ValueLog} instead of RocksDB: each leaf's newest version appended,
-     * its locator held in memory (what the in-memory index levels would hold per leaf), one sync a block; a touched
-     * leaf is one positional read. Old versions stay in the log here (their collection, which a store would need,
-     * is not measured), so {@code leaflog.update / bytes_appended_per_put} is what collection would have to keep
-     * up with. Reverse deltas and values are not written (see {@link #run}).
+     * The leaf log measure ({@code leaflog.update}): the same leaves and blocks, each leaf's current version a
+     * record of a {@link LeafLog} (8 MiB segments), collected after every block down to {@code liveShare} live.
+     * Blocks run first until the log has wrapped (collected at least as many bytes as were live), at most 20,000,
+     * so that the measured {@code blocks} pay collection at its steady rate.
      */
-    static void runLog(Path dir, byte[][] keys, int[] starts, int target, int blocks, long seed, boolean quick)
-            throws IOException {
+    static void runLog(Path dir, byte[][] keys, int[] starts, int target, int blocks, double liveShare, long seed,
+            boolean quick) throws IOException {
         SplittableRandom r = new SplittableRandom(seed ^ 0x10c ^ target);
         long[] versions = new long[keys.length];
-        ValueLocator[] at = new ValueLocator[starts.length];
-        try (ValueLog log = ValueLog.open(dir)) {
+        try (LeafLog log = LeafLog.open(dir, 8L << 20, 0)) {
             for (int l = 0; l < starts.length; l++) {
                 int first = starts[l];
                 int end = l + 1 < starts.length ? starts[l + 1] : keys.length;
@@ -192,39 +178,22 @@ final class CurrentLeafProbe {
                 for (int k = 0; k < hashes.length; k++) {
                     hashes[k] = randomHash(r);
                 }
-                at[l] = log.append(encode(keys, hashes, versions, first, end));
+                log.put(l, 0, encode(keys, hashes, versions, first, end));
             }
             log.sync();
-            long appendedBefore = log.sizeBytes();
+            long live = log.liveBytes();
+            long blk = 1;
+            int warm = 0;
+            for (; warm < 20_000 && log.deletedBytes() < live; warm++) {
+                updateBlock(log, keys, starts, versions, blk++, liveShare, r);
+            }
+            long appended0 = appended(log);
+            long copied0 = log.copiedBytes();
             long pid = ProcessHandle.current().pid();
             CpuSnapshot cpu0 = CpuSnapshot.read(pid);
             long t0 = System.nanoTime();
-            for (int blk = 1; blk <= blocks; blk++) {
-                BitSet put = new BitSet(keys.length);
-                for (int j = 0; j < BLOCK_PUTS; j++) {
-                    int k = r.nextInt(keys.length);
-                    while (put.get(k)) {
-                        k = r.nextInt(keys.length);
-                    }
-                    put.set(k);
-                }
-                BitSet touched = new BitSet(starts.length);
-                for (int k = put.nextSetBit(0); k >= 0; k = put.nextSetBit(k + 1)) {
-                    int leaf = Arrays.binarySearch(starts, k);
-                    touched.set(leaf >= 0 ? leaf : -leaf - 2);
-                }
-                for (int l = touched.nextSetBit(0); l >= 0; l = touched.nextSetBit(l + 1)) {
-                    int first = starts[l];
-                    int end = l + 1 < starts.length ? starts[l + 1] : keys.length;
-                    byte[][] hashes = decodeHashes(log.read(at[l]), end - first);
-                    for (int k = put.nextSetBit(first); k >= 0 && k < end; k = put.nextSetBit(k + 1)) {
-                        hashes[k - first] = randomHash(r);
-                        versions[k] = blk;
-                    }
-                    leafRoot(keys, hashes, versions, first, end);
-                    at[l] = log.append(encode(keys, hashes, versions, first, end));
-                }
-                log.sync();
+            for (int b = 0; b < blocks; b++) {
+                updateBlock(log, keys, starts, versions, blk++, liveShare, r);
             }
             long ns = System.nanoTime() - t0;
             CpuSnapshot cpu1 = CpuSnapshot.read(pid);
@@ -232,10 +201,60 @@ final class CurrentLeafProbe {
             JsonLine.of("leaflog.update", "keys_per_second", puts / (ns / 1e9), "keys/s").with("leaf_target", target)
                     .with("cpu_us_per_put", (cpu1.processTicks() - cpu0.processTicks()) * 1e6
                             / TaskStat.TICKS_PER_SECOND / puts)
-                    .with("bytes_appended_per_put", (double) (log.sizeBytes() - appendedBefore) / puts)
-                    .with("current_leaf_bytes_per_key", (double) appendedBefore / keys.length)
-                    .with("machine_load", WorkDir.loadAverage()).with("quick", quick).printTo(OUT);
+                    .with("bytes_appended_per_put", (double) (appended(log) - appended0) / puts)
+                    .with("collection_bytes_per_put", (double) (log.copiedBytes() - copied0) / puts)
+                    .with("live_share", (double) log.liveBytes() / log.sizeBytes()).with("target_live_share", liveShare)
+                    .with("current_leaf_bytes_per_key", (double) log.liveBytes() / keys.length)
+                    .with("warm_up_blocks", warm).with("machine_load", WorkDir.loadAverage()).with("quick", quick)
+                    .printTo(OUT);
         }
+    }
+
+    /** Bytes ever appended: what the log holds plus what collection deleted (appends and copies). */
+    private static long appended(LeafLog log) {
+        return log.sizeBytes() + log.deletedBytes();
+    }
+
+    /** A block's puts: {@link #BLOCK_PUTS} distinct keys of {@code n}, at random. */
+    private static BitSet randomPuts(int n, SplittableRandom r) {
+        BitSet put = new BitSet(n);
+        for (int j = 0; j < BLOCK_PUTS; j++) {
+            int k = r.nextInt(n);
+            while (put.get(k)) {
+                k = r.nextInt(n);
+            }
+            put.set(k);
+        }
+        return put;
+    }
+
+    /** The leaves (numbered by {@code starts}, their first keys) that hold a key of {@code put}. */
+    private static BitSet touchedLeaves(BitSet put, int[] starts) {
+        BitSet touched = new BitSet(starts.length);
+        for (int k = put.nextSetBit(0); k >= 0; k = put.nextSetBit(k + 1)) {
+            int leaf = Arrays.binarySearch(starts, k);
+            touched.set(leaf >= 0 ? leaf : -leaf - 2);
+        }
+        return touched;
+    }
+
+    private static void updateBlock(LeafLog log, byte[][] keys, int[] starts, long[] versions, long blk,
+            double liveShare, SplittableRandom r) {
+        BitSet put = randomPuts(keys.length, r);
+        BitSet touched = touchedLeaves(put, starts);
+        for (int l = touched.nextSetBit(0); l >= 0; l = touched.nextSetBit(l + 1)) {
+            int first = starts[l];
+            int end = l + 1 < starts.length ? starts[l + 1] : keys.length;
+            byte[][] hashes = decodeHashes(log.get(l), end - first);
+            for (int k = put.nextSetBit(first); k >= 0 && k < end; k = put.nextSetBit(k + 1)) {
+                hashes[k - first] = randomHash(r);
+                versions[k] = blk;
+            }
+            leafRoot(keys, hashes, versions, first, end);
+            log.put(l, blk, encode(keys, hashes, versions, first, end));
+        }
+        log.sync();
+        log.collect(liveShare, Integer.MAX_VALUE);
     }
 
     /**

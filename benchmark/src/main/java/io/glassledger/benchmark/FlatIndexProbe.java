@@ -44,7 +44,7 @@ public final class FlatIndexProbe {
     private static final int BLOCK_PUTS = 1_000;
 
     record ProbeOptions(int keys, int blocks, int reads, int leaf, long cacheBytes, long seed, boolean quick, Path dir,
-            List<Integer> leafTargets, int hashBlocks) {
+            List<Integer> leafTargets, int hashBlocks, double liveShare) {
         static ProbeOptions parse(String[] args) {
             boolean quick = List.of(args).contains("--quick");
             int keys = quick ? 100_000 : 1_000_000;
@@ -55,6 +55,7 @@ public final class FlatIndexProbe {
             long seed = 1;
             List<Integer> leafTargets = List.of(16, 32, 64);
             int hashBlocks = quick ? 5 : 20;
+            double liveShare = 0.5;
             Path dir = Path.of(System.getProperty("glassledger.bench.dir", "benchmark/work/flat"));
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
@@ -70,6 +71,7 @@ public final class FlatIndexProbe {
                     case "--leaf-targets" -> leafTargets = Arrays.stream(Args.value(args, ++i).split(","))
                             .map(t -> (int) Args.number("--leaf-targets", t, 2, 4096)).toList();
                     case "--hash-blocks" -> hashBlocks = (int) Args.number(args[i], Args.value(args, ++i), 1, 10_000);
+                    case "--live-share" -> liveShare = Args.number(args[i], Args.value(args, ++i), 10, 95) / 100.0;
                     case "-h", "--help" -> {
                         System.err.println("""
                                 usage: benchmark/run flat [--quick] [--keys N] [--blocks B] [--reads R] [--leaf L]
@@ -83,13 +85,16 @@ public final class FlatIndexProbe {
                                   --leaf L      keys per leaf read (default 50, the planned leaf's size)
                                   --cache-mb M  RocksDB block cache for the reads (default 8)
                                   --leaf-targets T,...  mean keys per leaf of the leaf-hashing measure (16,32,64)
-                                  --hash-blocks H       its blocks of 1000 updates, per target (20; --quick 5)""");
+                                  --hash-blocks H       its blocks of 1000 updates, per target (20; --quick 5);
+                                                        the leaf log's, after it has wrapped, 5 H
+                                  --live-share P        the leaf log is collected down to P % live (default 50)""");
                         System.exit(0);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--help)");
                 }
             }
-            return new ProbeOptions(keys, blocks, reads, leaf, cacheMb << 20, seed, quick, dir, leafTargets, hashBlocks);
+            return new ProbeOptions(keys, blocks, reads, leaf, cacheMb << 20, seed, quick, dir, leafTargets, hashBlocks,
+                    liveShare);
         }
     }
 
@@ -115,8 +120,8 @@ public final class FlatIndexProbe {
                     o.seed(), o.quick());
             WorkDir.deleteTree(leaves);
             Path leafLog = o.dir().resolve("leaflog-" + target);
-            CurrentLeafProbe.runLog(leafLog, keys, leafStarts(keys, target), target, o.hashBlocks(), o.seed(),
-                    o.quick());
+            CurrentLeafProbe.runLog(leafLog, keys, leafStarts(keys, target), target, 5 * o.hashBlocks(),
+                    o.liveShare(), o.seed(), o.quick());
             WorkDir.deleteTree(leafLog);
         }
     }

@@ -23,7 +23,8 @@ import java.util.zip.CRC32C;
  * locator instead of the value.
  *
  * <p><b>Files</b> (FORMAT.md §19). A directory of segments {@code vlog-<16-digit sequence>.seg}, numbered from 1
- * without a gap, each a sequence of {@link FrameScan} frames:
+ * without a gap (an owner may delete the oldest, {@link #deleteOldest()}, so the first may be higher), each a
+ * sequence of {@link FrameScan} frames:
  * <pre>
  * type 0  header  "GLVLOG1" ‖ u64 sequence          the first frame of every segment, and only there
  * type 1  value   the value's bytes (0..2^20)       a locator names this frame's offset and the value's length
@@ -297,6 +298,135 @@ public final class ValueLog implements AutoCloseable {
             out.add(s);
         }
         return out;
+    }
+
+    /** A value as a log's owner replays or collects it: where it is, and its bytes. */
+    public record Stored(ValueLocator at, byte[] value) {
+    }
+
+    /**
+     * Every value of segment {@code seq}, in the order appended (the newest segment's included, buffered ones
+     * written first), each frame's checksum checked: what an owner replays at open, or copies before
+     * {@link #deleteOldest()}.
+     *
+     * @throws ValueLogCorruptedException the segment is damaged
+     * @throws IllegalArgumentException   the log has no segment {@code seq}
+     */
+    public List<Stored> values(long seq) {
+        synchronized (this) {
+            ensureOpen();
+            if (seq < firstSeq || seq > activeSeq) {
+                throw new IllegalArgumentException("the value log in " + dir + " has no segment " + seq);
+            }
+            if (seq == activeSeq) {
+                writeBuffer();
+            }
+        }
+        Path p = dir.resolve(name(seq));
+        try {
+            FrameScan.Result r = FrameScan.scan(p, RULES);
+            if (r.damaged()) {
+                throw new ValueLogCorruptedException(p, r.stop(), r.damage());
+            }
+            List<Stored> out = new ArrayList<>();
+            for (FrameScan.Frame f : r.frames()) {
+                if (f.type() == VALUE) {
+                    out.add(new Stored(new ValueLocator(seq, (int) f.offset(), f.payload().length), f.payload()));
+                }
+            }
+            return out;
+        } catch (IOException e) {
+            throw new StoreException("reading segment " + seq + " of the value log in " + dir, e);
+        }
+    }
+
+    /**
+     * Deletes the oldest segment, durably (the file and the directory entry) before it returns: for an owner that
+     * has copied, synced and recorded elsewhere every value of it still in use. Reads of its locators fail after.
+     *
+     * @throws IllegalStateException the oldest segment is the one appends go to
+     */
+    public synchronized void deleteOldest() {
+        ensureOpen();
+        if (firstSeq >= activeSeq) {
+            throw new IllegalStateException("segment " + firstSeq + " of the value log in " + dir
+                    + " is the one appends go to");
+        }
+        long seq = firstSeq;
+        FileChannel ch = readers.remove(seq);
+        if (ch != null) {
+            closeQuietly(ch);
+        }
+        Path p = dir.resolve(name(seq));
+        try {
+            long size = Files.size(p);
+            Files.delete(p);
+            forceDirectory(dir);
+            sealedBytes -= size;
+            firstSeq = seq + 1;
+        } catch (IOException e) {
+            throw new StoreException("deleting segment " + seq + " of the value log in " + dir, e);
+        }
+    }
+
+    /**
+     * Cuts the log back to just before the value at {@code from}: that value and everything after it are gone,
+     * durably, when this returns, and appends go on there (for an owner that wrote values its own durable state
+     * never came to name, a crash having come in between). Newer segments are deleted newest first, so a crash
+     * during a cut leaves a log {@link #open} accepts and a cut that can be made again.
+     *
+     * @throws IllegalArgumentException {@code from} is not the start of a value frame of this log
+     */
+    public synchronized void truncate(ValueLocator from) {
+        ensureOpen();
+        long seq = from.segment();
+        if (seq < firstSeq || seq > activeSeq) {
+            throw new IllegalArgumentException("the value log in " + dir + " has no segment " + seq);
+        }
+        writeBuffer();
+        List<Stored> there = values(seq);
+        long kept = 0;
+        for (Stored v : there) {
+            if (v.at().offset() == from.offset()) {
+                break;
+            }
+            kept++;
+        }
+        if (kept == there.size()) {
+            throw new IllegalArgumentException(from + " is not a value of the value log in " + dir);
+        }
+        try {
+            for (long s = activeSeq; s > seq; s--) {
+                FileChannel ch = s == activeSeq ? active : readers.remove(s);
+                if (ch != null) {
+                    closeQuietly(ch);
+                }
+                Files.delete(dir.resolve(name(s)));
+                forceDirectory(dir);
+            }
+            FileChannel old = readers.remove(seq);
+            if (old != null && old != active) {
+                closeQuietly(old);
+            }
+            if (seq != activeSeq) {
+                active = FileChannel.open(dir.resolve(name(seq)), StandardOpenOption.READ, StandardOpenOption.WRITE);
+            }
+            active.truncate(from.offset());
+            active.position(from.offset());
+            active.force(true);
+            long sealed = 0;
+            for (long s = firstSeq; s < seq; s++) {
+                sealed += Files.size(dir.resolve(name(s)));
+            }
+            sealedBytes = sealed;
+            activeSeq = seq;
+            activeBytes = from.offset();
+            activeWritten = from.offset();
+            activeValues = kept;
+            unsynced = false;
+        } catch (IOException e) {
+            throw new StoreException("cutting the value log in " + dir + " back to " + from, e);
+        }
     }
 
     private void roll() {

@@ -343,6 +343,77 @@ class ValueLogTest {
         }
     }
 
+    @Test
+    void values_listEverySegmentInOrder_andDeleteOldest_dropsOnlyASealedOne_acrossReopen() {
+        Random r = new Random(11);
+        List<Written> written;
+        try (ValueLog log = ValueLog.open(dir, SEGMENT)) {
+            written = appendSome(log, r, 40, 300);  // several segments, the last values unsynced
+            List<Written> listed = new ArrayList<>();
+            for (long seq : log.segments()) {
+                log.values(seq).forEach(s -> listed.add(new Written(s.at(), s.value())));
+            }
+            assertEquals(written.size(), listed.size());
+            for (int i = 0; i < written.size(); i++) {
+                assertEquals(written.get(i).at(), listed.get(i).at());
+                assertArrayEquals(written.get(i).value(), listed.get(i).value());
+            }
+            long first = log.segments().get(0);
+            long size = log.sizeBytes();
+            long firstBytes = log.values(first).stream().mapToLong(s -> FrameScan.HEADER_BYTES + s.at().length())
+                    .sum();
+            log.deleteOldest();
+            assertEquals(first + 1, log.segments().get(0));
+            assertTrue(log.sizeBytes() < size - firstBytes, "the deleted segment's bytes are no longer counted");
+            assertTrue(Files.notExists(dir.resolve(ValueLog.name(first))));
+            Written gone = written.stream().filter(w -> w.at().segment() == first).findFirst().orElseThrow();
+            assertThrows(IllegalArgumentException.class, () -> log.read(gone.at()));
+            assertThrows(IllegalArgumentException.class, () -> log.values(first));
+        }
+        List<Written> kept = written.stream().filter(w -> w.at().segment() > written.get(0).at().segment()).toList();
+        try (ValueLog log = ValueLog.open(dir, SEGMENT)) {
+            assertReads(log, kept);
+            while (log.segments().size() > 1) {
+                log.deleteOldest();
+            }
+            assertThrows(IllegalStateException.class, log::deleteOldest, "the segment appends go to stays");
+            ValueLocator at = log.append(new byte[]{7});
+            log.sync();
+            assertArrayEquals(new byte[]{7}, log.read(at));
+        }
+    }
+
+    @Test
+    void truncate_cutsBackToAValue_inAnEarlierSegment_andAppendsGoOnThere_acrossReopen() {
+        Random r = new Random(12);
+        ValueLocator cut;
+        List<Written> before;
+        try (ValueLog log = ValueLog.open(dir, SEGMENT)) {
+            List<Written> written = appendSome(log, r, 120, 300);
+            log.sync();
+            assertTrue(log.segments().size() >= 4, log.segments().toString());
+            int i = written.size() / 3;
+            cut = written.get(i).at();
+            before = written.subList(0, i);
+            assertThrows(IllegalArgumentException.class,
+                    () -> log.truncate(new ValueLocator(cut.segment(), cut.offset() + 1, cut.length())),
+                    "not where a value starts");
+            log.truncate(cut);
+            assertEquals(cut.segment(), log.segments().get(log.segments().size() - 1));
+            assertReads(log, before);
+            assertEquals(before.size(), log.segments().stream().mapToLong(s -> log.values(s).size()).sum());
+        }
+        try (ValueLog log = ValueLog.open(dir, SEGMENT)) {
+            assertEquals(0, log.recovery().tornBytes());
+            assertReads(log, before);
+            ValueLocator at = log.append(new byte[]{9, 9});
+            assertEquals(cut.segment(), at.segment(), "appends go on in the segment cut back");
+            assertEquals(cut.offset(), at.offset());
+            log.sync();
+            assertArrayEquals(new byte[]{9, 9}, log.read(at));
+        }
+    }
+
     private void fillThreeSegments() {
         Random r = new Random(19);
         try (ValueLog log = ValueLog.open(dir, SEGMENT)) {
