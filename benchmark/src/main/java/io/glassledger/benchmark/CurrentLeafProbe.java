@@ -53,6 +53,8 @@ final class CurrentLeafProbe {
     private static final PrintStream OUT = System.out;
     private static final int LOCATOR = 7;
     private static final int BLOCK_PUTS = 1_000;
+    /** Blocks between the checkpoint and the open that {@code leaflog.open} measures: a checkpoint interval. */
+    private static final int CHECKPOINT_EVERY = 10;
 
     private CurrentLeafProbe() {
     }
@@ -170,6 +172,10 @@ final class CurrentLeafProbe {
             boolean quick) throws IOException {
         SplittableRandom r = new SplittableRandom(seed ^ 0x10c ^ target);
         long[] versions = new long[keys.length];
+        long persisted;
+        long logBytes;
+        long checkpointBytes;
+        long checkpointNs;
         try (LeafLog log = LeafLog.open(dir, 8L << 20, 0)) {
             for (int l = 0; l < starts.length; l++) {
                 int first = starts[l];
@@ -207,7 +213,52 @@ final class CurrentLeafProbe {
                     .with("current_leaf_bytes_per_key", (double) log.liveBytes() / keys.length)
                     .with("warm_up_blocks", warm).with("machine_load", WorkDir.loadAverage()).with("quick", quick)
                     .printTo(OUT);
+            long c0 = System.nanoTime();
+            checkpointBytes = log.checkpoint(blk - 1);
+            checkpointNs = System.nanoTime() - c0;
+            for (int b = 0; b < CHECKPOINT_EVERY; b++) {
+                updateBlock(log, keys, starts, versions, blk++, liveShare, r);
+            }
+            persisted = blk - 1;
+            logBytes = log.sizeBytes();
         }
+        measureOpen(dir, persisted, logBytes, checkpointBytes, checkpointNs, target, quick);
+    }
+
+    /**
+     * The leaf log's open ({@code leaflog.open}), a checkpoint {@link #CHECKPOINT_EVERY} blocks old: replaying the
+     * whole log (the checkpoint moved aside) against loading the checkpoint and replaying what follows it. Both
+     * read a log just written, from the page cache; the whole replay's bytes read are the log's, the checkpoint's
+     * are its file and the records after it.
+     */
+    private static void measureOpen(Path dir, long persisted, long logBytes, long checkpointBytes, long checkpointNs,
+            int target, boolean quick) throws IOException {
+        Path cp = dir.resolve(LeafLog.CHECKPOINT_FILE);
+        Path aside = dir.resolveSibling(dir.getFileName() + ".checkpoint");
+        Files.move(cp, aside);
+        long w0 = System.nanoTime();
+        LeafLog.Recovery whole;
+        try (LeafLog log = LeafLog.open(dir, 8L << 20, persisted)) {
+            whole = log.recovery();
+        }
+        long wholeNs = System.nanoTime() - w0;
+        Files.move(aside, cp);
+        long f0 = System.nanoTime();
+        LeafLog.Recovery fromCheckpoint;
+        try (LeafLog log = LeafLog.open(dir, 8L << 20, persisted)) {
+            fromCheckpoint = log.recovery();
+        }
+        long fromNs = System.nanoTime() - f0;
+        if (fromCheckpoint.checkpointBlock() < 0 || whole.leaves() != fromCheckpoint.leaves()) {
+            throw new IllegalStateException("the checkpoint was not used, or found other leaves: " + whole + " / "
+                    + fromCheckpoint);
+        }
+        JsonLine.of("leaflog.open", "whole_replay_ms", wholeNs / 1e6, "ms").with("leaf_target", target)
+                .with("from_checkpoint_ms", fromNs / 1e6).with("checkpoint_write_ms", checkpointNs / 1e6)
+                .with("checkpoint_bytes", checkpointBytes).with("log_bytes", logBytes)
+                .with("records_whole", whole.records()).with("records_after_checkpoint", fromCheckpoint.records())
+                .with("blocks_after_checkpoint", CHECKPOINT_EVERY).with("leaves", whole.leaves())
+                .with("machine_load", WorkDir.loadAverage()).with("quick", quick).printTo(OUT);
     }
 
     /** Bytes ever appended: what the log holds plus what collection deleted (appends and copies). */

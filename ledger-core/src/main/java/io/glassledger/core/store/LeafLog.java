@@ -1,7 +1,9 @@
 package io.glassledger.core.store;
 
 import io.glassledger.verify.codec.ByteWriter;
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -31,6 +33,12 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * segment deleted. A removal record is never copied: every older record of its leaf is in an older segment, deleted
  * already. A crash after the copies and before the delete leaves two identical records, the newer of which wins.
  *
+ * <p><b>Checkpoints.</b> {@link #checkpoint} writes every leaf's locator to a file beside the segments
+ * ({@link LeafLogCheckpoint}); an open then loads it and replays only the records after it, so that opening a log of
+ * years reads the locators and one block interval's records rather than every segment. The log stays the truth: a
+ * checkpoint that is damaged, of a block after the owner's, or naming a place the log does not have is deleted and
+ * the whole log replayed ({@link Recovery#checkpointIgnored()} says why).
+ *
  * <p><b>Memory</b>: two {@code long}s a leaf number (its locator).
  *
  * <p><b>Threads.</b> Writes and collection are serialised; {@link #get} runs concurrently with them and with other
@@ -40,18 +48,23 @@ public final class LeafLog implements AutoCloseable {
     static final int LEAF = 1;
     static final int REMOVED = 2;
     static final int HEADER = 1 + 4 + 8;
+    /** The checkpoint's file name in the log's directory ({@link #checkpoint}). */
+    public static final String CHECKPOINT_FILE = LeafLogCheckpoint.FILE;
     /** Records larger than a value of the value log, less this header, are refused. */
     public static final int MAX_RECORD_BYTES = ValueLog.MAX_VALUE_BYTES - HEADER;
 
     /**
      * What {@link #open} found and did.
      *
-     * @param records    records replayed (current or not)
-     * @param leaves     leaves current after the replay
-     * @param cutRecords records of blocks after the persisted one, cut off
-     * @param log        what the value log's own recovery did
+     * @param records          records replayed (current or not), after the checkpoint if one was used
+     * @param leaves           leaves current after the replay
+     * @param cutRecords       records of blocks after the persisted one, cut off
+     * @param checkpointBlock  the block of the checkpoint the replay started from; -1: the whole log was replayed
+     * @param checkpointIgnored why a checkpoint found was not used (and was deleted); null: none was ignored
+     * @param log              what the value log's own recovery did
      */
-    public record Recovery(long records, long leaves, long cutRecords, ValueLog.Recovery log) {
+    public record Recovery(long records, long leaves, long cutRecords, long checkpointBlock,
+                           String checkpointIgnored, ValueLog.Recovery log) {
     }
 
     /**
@@ -100,11 +113,42 @@ public final class LeafLog implements AutoCloseable {
 
     private static LeafLog replay(ValueLog log, long persisted) {
         LeafLog ll = new LeafLog(log, persisted);
+        List<Long> seqs = log.segments();
+        long first = seqs.get(0);
+        LeafLogCheckpoint.Loaded cp;
+        String ignored = null;
+        try {
+            cp = LeafLogCheckpoint.read(log.dir());
+            ignored = cp == null ? null : ll.unusable(cp, persisted, first, seqs.get(seqs.size() - 1));
+        } catch (LeafLogCheckpoint.Unusable e) {
+            cp = null;
+            ignored = e.getMessage();
+        }
+        if (ignored != null) {
+            cp = null;
+            LeafLogCheckpoint.delete(log.dir());
+        }
+        ValueLog.Head from = new ValueLog.Head(first, 0);
+        if (cp != null) {
+            for (int leaf = 0; leaf < cp.segmentOf().length; leaf++) {
+                if (cp.segmentOf()[leaf] != 0) {
+                    long p = cp.placeOf()[leaf];
+                    ll.place(leaf, new ValueLocator(cp.segmentOf()[leaf], (int) (p >>> 32), (int) p));
+                }
+            }
+            from = cp.head().segment() < first ? from : cp.head();
+        }
         long records = 0;
         ValueLocator cut = null;
         long cutRecords = 0;
-        for (long seq : log.segments()) {
+        for (long seq : seqs) {
+            if (seq < from.segment()) {
+                continue;
+            }
             for (ValueLog.Stored s : log.values(seq)) {
+                if (seq == from.segment() && s.at().offset() < from.offset()) {
+                    continue;
+                }
                 ByteBuffer b = ByteBuffer.wrap(s.value());
                 if (s.value().length < HEADER || (b.get(0) != LEAF && b.get(0) != REMOVED)) {
                     throw new ValueLogCorruptedException(log.dir().resolve(ValueLog.name(seq)), s.at().offset(),
@@ -142,11 +186,76 @@ public final class LeafLog implements AutoCloseable {
                 }
             }
         }
+        if (cp != null) {
+            // A checkpoint's locator into a segment collected since names a record that was not current when its
+            // segment went (collection would have copied it, and the copy is replayed above), so a later record
+            // replaced or removed it; a removal is never copied, and may have gone with a collected segment.
+            for (int leaf = 0; leaf < ll.segmentOf.length; leaf++) {
+                if (ll.segmentOf[leaf] != 0 && ll.segmentOf[leaf] < first) {
+                    ll.unplace(leaf);
+                }
+            }
+        }
         if (cut != null) {
             log.truncate(cut);
         }
-        ll.recovery = new Recovery(records, ll.leaves, cutRecords, log.recovery());
+        ll.recovery = new Recovery(records, ll.leaves, cutRecords, cp == null ? -1 : cp.block(), ignored,
+                log.recovery());
         return ll;
+    }
+
+    /** Why checkpoint {@code cp} cannot be this log's at the owner's block {@code persisted}; null if it can. */
+    private String unusable(LeafLogCheckpoint.Loaded cp, long persisted, long first, long last) {
+        if (cp.block() > persisted) {
+            return "it is of block " + cp.block() + ", after the owner's block " + persisted;
+        }
+        if (cp.head().segment() > last) {
+            return "its head is in segment " + cp.head().segment() + ", and the newest is " + last;
+        }
+        for (int leaf = 0; leaf < cp.segmentOf().length; leaf++) {
+            long seg = cp.segmentOf()[leaf];
+            if (seg < 0 || seg > cp.head().segment()) {
+                return "leaf " + leaf + " is in segment " + seg + ", after its head's " + cp.head().segment();
+            }
+        }
+        if (cp.head().segment() >= first) {
+            try {
+                long size = Files.size(log.dir().resolve(ValueLog.name(cp.head().segment())));
+                if (cp.head().offset() > size) {
+                    return "its head is at offset " + cp.head().offset() + " of segment " + cp.head().segment()
+                            + ", which has " + size + " bytes";
+                }
+            } catch (IOException e) {
+                throw new StoreException("reading the size of segment " + cp.head().segment(), e);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Writes a checkpoint of the current leaves' locators (FORMAT.md §19.3), durably, after syncing: the next
+     * {@link #open} reads only the records after it. Between blocks, once the owner has committed {@code
+     * committed}, the newest block written.
+     *
+     * @return the checkpoint's bytes
+     * @throws IllegalArgumentException a block after {@code committed} was written
+     */
+    public long checkpoint(long committed) {
+        lock.writeLock().lock();
+        try {
+            if (committed < lastBlock) {
+                throw new IllegalArgumentException("block " + lastBlock + " was written, and a checkpoint is of"
+                        + " a committed block: " + committed);
+            }
+            log.sync();
+            int n = segmentOf.length;
+            while (n > 0 && segmentOf[n - 1] == 0) {
+                n--;
+            }
+            return LeafLogCheckpoint.write(log.dir(), committed, log.head(), segmentOf, placeOf, n);
+        } finally {
+            lock.writeLock().unlock();
+        }
     }
 
     public Recovery recovery() {

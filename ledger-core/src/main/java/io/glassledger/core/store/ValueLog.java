@@ -300,6 +300,16 @@ public final class ValueLog implements AutoCloseable {
         return out;
     }
 
+    /** Where the next frame goes: the newest segment and its length in bytes, buffered bytes included. */
+    public record Head(long segment, long offset) {
+    }
+
+    /** Where the next value will be appended (after a roll, if it does not fit): what a checkpoint names. */
+    public synchronized Head head() {
+        ensureOpen();
+        return new Head(activeSeq, activeBytes);
+    }
+
     /** A value as a log's owner replays or collects it: where it is, and its bytes. */
     public record Stored(ValueLocator at, byte[] value) {
     }

@@ -56,6 +56,7 @@ class LeafLogCrashTest {
                 System.out.println("LeafLogCrashTest " + ctx + ": recovered " + log.recovery() + ", "
                         + log.sizeBytes() + " bytes, " + log.liveBytes() + " live");
                 cut += log.recovery().cutRecords() > 0 ? 1 : 0;
+                assertNull(log.recovery().checkpointIgnored(), ctx + ": a kill never leaves a checkpoint unusable");
                 for (int leaf = 0; leaf < LeafLogCrashWriter.LEAVES; leaf++) {
                     if (model.containsKey(leaf)) {
                         assertArrayEquals(model.get(leaf), log.get(leaf), ctx + ": leaf " + leaf);

@@ -8,8 +8,9 @@ import java.util.Random;
 /**
  * The child process of {@link LeafLogCrashTest}: opens a {@link LeafLog} with 4 KiB segments at its owner's
  * persisted block, then writes blocks (each block's puts and removals a function of the seed and the block, {@link
- * #apply}), syncs each, reports it committed, and collects after every block down to half live, so that a kill lands
- * in a block's writes, between its sync and its report, or in a collection. Stops after 60 seconds or 100,000 blocks.
+ * #apply}), syncs each, reports it committed, writes a checkpoint after every seventh, and collects after every block down to half
+ * live, so that a kill lands
+ * in a block's writes, between its sync and its report, in a checkpoint or in a collection. Stops after 60 seconds or 100,000 blocks.
  *
  * <p>Protocol on stdout: {@code open <its LeafLog.Recovery>}, then {@code committed <block>} after each block's sync.
  *
@@ -59,6 +60,9 @@ public final class LeafLogCrashWriter {
                 log.sync();
                 out.println("committed " + block);
                 out.flush();
+                if (block % 7 == 0) {
+                    log.checkpoint(block);
+                }
                 log.collect(0.5, 4);
             }
         }

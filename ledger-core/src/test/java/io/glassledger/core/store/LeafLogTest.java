@@ -10,6 +10,7 @@ import io.glassledger.verify.codec.ByteWriter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
@@ -43,6 +44,7 @@ class LeafLogTest {
         Map<Integer, byte[]> model = new HashMap<>();
         long collectedSegments = 0;
         long cuts = 0;
+        long checkpoint = -1;
         LeafLog log = LeafLog.open(dir, SEGMENT, 0);
         try {
             for (long block = 1; block <= BLOCKS; block++) {
@@ -70,6 +72,7 @@ class LeafLogTest {
                     log.abandon();
                     log = LeafLog.open(dir, SEGMENT, block - 1);
                     assertEquals(records, log.recovery().cutRecords(), ctx);
+                    assertCheckpointUsed(log, checkpoint, ctx);
                     assertMatches(log, model, ctx + " after a cut");
                     cuts++;
                     block--;  // the owner writes that block again, perhaps differently
@@ -84,10 +87,15 @@ class LeafLogTest {
                             || log.sizeBytes() <= 2 * SEGMENT, ctx + ": " + c);
                     assertMatches(log, model, ctx + " after collecting " + c);
                 }
+                if (r.nextInt(6) == 0) {
+                    log.checkpoint(block);
+                    checkpoint = block;
+                }
                 if (r.nextInt(12) == 0) {
                     log.close();
                     log = LeafLog.open(dir, SEGMENT, block);
                     assertEquals(0, log.recovery().cutRecords(), ctx);
+                    assertCheckpointUsed(log, checkpoint, ctx);
                     assertMatches(log, model, ctx + " after a reopen");
                 }
             }
@@ -98,6 +106,8 @@ class LeafLogTest {
                     () -> LeafLog.open(dir, SEGMENT, 150));
             assertTrue(e.getMessage().contains("the log is not this state's"), e.getMessage());
             log = LeafLog.open(dir, SEGMENT, BLOCKS);
+            // A checkpoint after block 150 was of a block after that owner's: deleted, the log replayed whole.
+            assertCheckpointUsed(log, checkpoint > 150 ? -1 : checkpoint, "seed " + seed);
             assertMatches(log, model, "seed " + seed + ", reopened at the last block");
         } finally {
             log.close();
@@ -105,6 +115,11 @@ class LeafLogTest {
         System.out.println("LeafLogTest seed " + seed + ": " + collectedSegments + " segments collected, " + cuts
                 + " cuts");
         assertTrue(collectedSegments > 0, "the run collected nothing");
+    }
+
+    private static void assertCheckpointUsed(LeafLog log, long checkpoint, String ctx) {
+        assertEquals(checkpoint, log.recovery().checkpointBlock(), ctx + ": " + log.recovery());
+        assertNull(log.recovery().checkpointIgnored(), ctx);
     }
 
     private static void assertMatches(LeafLog log, Map<Integer, byte[]> model, String ctx) {
@@ -201,6 +216,88 @@ class LeafLogTest {
         }
         try (LeafLog log = LeafLog.open(dir, SEGMENT, 200)) {
             assertEquals(20, log.leaves());
+        }
+    }
+
+    @Test
+    void aLeafRemovedAfterTheCheckpoint_staysRemoved_whenCollectionTookTheRemoval() {
+        long segmentsAtRemoval;
+        long collected = 0;
+        try (LeafLog log = LeafLog.open(dir, SEGMENT, 0)) {
+            for (int leaf = 0; leaf < 40; leaf++) {
+                log.put(leaf, 1, new byte[200]);
+            }
+            log.sync();
+            log.checkpoint(1);
+            log.remove(0, 2);
+            log.sync();
+            segmentsAtRemoval = (log.sizeBytes() + SEGMENT - 1) / SEGMENT;
+            Random r = new Random(11);
+            for (long block = 3; block < 400 && collected <= segmentsAtRemoval; block++) {
+                for (int i = 0; i < 6; i++) {
+                    log.put(1 + r.nextInt(39), block, new byte[150]);
+                }
+                log.sync();
+                collected += log.collect(0.9, Integer.MAX_VALUE).segments();
+            }
+            assertTrue(collected > segmentsAtRemoval, "collected " + collected);
+            assertNull(log.get(0));
+        }
+        try (LeafLog log = LeafLog.open(dir, SEGMENT, 399)) {
+            assertEquals(1, log.recovery().checkpointBlock(), "the checkpoint of block 1 was used");
+            assertNull(log.get(0), "leaf 0's record in the checkpoint went with its segment; so did its removal");
+            assertEquals(39, log.leaves());
+            long live = 0;
+            for (int leaf = 1; leaf < 40; leaf++) {
+                live += FrameScan.HEADER_BYTES + LeafLog.HEADER + log.get(leaf).length;
+            }
+            assertEquals(live, log.liveBytes());
+        }
+    }
+
+    @Test
+    void anUnusableCheckpoint_isDeleted_andTheWholeLogReplayed() throws IOException {
+        try (LeafLog log = LeafLog.open(dir, SEGMENT, 0)) {
+            for (int leaf = 0; leaf < 30; leaf++) {
+                log.put(leaf, 1, new byte[]{(byte) leaf});
+            }
+            log.checkpoint(1);
+            log.put(3, 2, new byte[]{42});
+            assertThrows(IllegalArgumentException.class, () -> log.checkpoint(1),
+                    "block 2 is written: a checkpoint of block 1 would name its records");
+        }
+        Path cp = dir.resolve(LeafLogCheckpoint.FILE);
+        byte[] good = Files.readAllBytes(cp);
+        byte[] bad = good.clone();
+        bad[40] ^= 1;
+        Files.write(cp, bad);
+        try (LeafLog log = LeafLog.open(dir, SEGMENT, 2)) {
+            assertEquals(-1, log.recovery().checkpointBlock());
+            assertTrue(log.recovery().checkpointIgnored().contains("checksum"), log.recovery().toString());
+            assertArrayEquals(new byte[]{42}, log.get(3));
+            assertEquals(30, log.leaves());
+        }
+        assertTrue(Files.notExists(cp), "the damaged checkpoint is gone");
+        // Whole and of block 1, but naming a place past its segment's end: not this log's.
+        LeafLogCheckpoint.write(dir, 1, new ValueLog.Head(1, 1 << 20), new long[]{1}, new long[]{0}, 1);
+        try (LeafLog log = LeafLog.open(dir, SEGMENT, 2)) {
+            assertTrue(log.recovery().checkpointIgnored().contains("which has"), log.recovery().toString());
+            assertEquals(30, log.leaves());
+        }
+        // Of block 1, and the owner is at block 0: ignored, and the whole log, holding block 2, is not its.
+        Files.write(cp, good);
+        assertThrows(ValueLogCorruptedException.class, () -> LeafLog.open(dir, SEGMENT, 0));
+        assertTrue(Files.notExists(cp), "the checkpoint of a later block is gone");
+        try (LeafLog log = LeafLog.open(dir, SEGMENT, 2)) {
+            assertEquals(-1, log.recovery().checkpointBlock());
+            assertArrayEquals(new byte[]{42}, log.get(3));
+            log.checkpoint(2);
+        }
+        try (LeafLog log = LeafLog.open(dir, SEGMENT, 2)) {
+            assertEquals(2, log.recovery().checkpointBlock());
+            assertEquals(0, log.recovery().records(), "nothing after the checkpoint to replay");
+            assertArrayEquals(new byte[]{42}, log.get(3));
+            assertEquals(30, log.leaves());
         }
     }
 
