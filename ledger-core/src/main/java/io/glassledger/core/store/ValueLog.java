@@ -89,6 +89,12 @@ public final class ValueLog implements AutoCloseable {
     private long firstSeq;
     private volatile long activeSeq;
     private FileChannel active;
+    /**
+     * The active segment's number and channel as one value, for readers outside the lock: read as two fields, a
+     * reader could pair the old number with the next segment's channel while a roll is under way (and read a value
+     * of the sealed segment at its offset in the new one: seen as "cut short" under CI's load).
+     */
+    private volatile Active current;
     /** Bytes of the active segment, buffered ones included. */
     private long activeBytes;
     /** Bytes of the active segment written to the file (readable by a positional read). */
@@ -125,6 +131,7 @@ public final class ValueLog implements AutoCloseable {
                 log.activeSeq = plan.activeSeq();
                 log.active = FileChannel.open(dir.resolve(name(plan.activeSeq())), StandardOpenOption.READ,
                         StandardOpenOption.WRITE);
+                log.current = new Active(log.activeSeq, log.active);
                 log.active.position(plan.activeEnd());
                 log.activeBytes = plan.activeEnd();
                 log.activeWritten = plan.activeEnd();
@@ -241,12 +248,13 @@ public final class ValueLog implements AutoCloseable {
         return value;
     }
 
+    private record Active(long seq, FileChannel channel) {
+    }
+
     private FileChannel channel(long seq) {
-        if (seq == activeSeq) {
-            FileChannel a = active;
-            if (a != null && seq == activeSeq) {
-                return a;
-            }
+        Active a = current;
+        if (a != null && a.seq() == seq) {
+            return a.channel();
         }
         if (seq < firstSeq || seq > activeSeq) {
             throw new IllegalArgumentException("the value log in " + dir + " has no segment " + seq);
@@ -430,6 +438,7 @@ public final class ValueLog implements AutoCloseable {
             }
             sealedBytes = sealed;
             activeSeq = seq;
+            current = new Active(seq, active);
             activeBytes = from.offset();
             activeWritten = from.offset();
             activeValues = kept;
@@ -459,6 +468,7 @@ public final class ValueLog implements AutoCloseable {
                     StandardOpenOption.WRITE);
             active = ch;
             activeSeq = seq;
+            current = new Active(seq, ch);
             activeBytes = 0;
             activeWritten = 0;
             activeValues = 0;
