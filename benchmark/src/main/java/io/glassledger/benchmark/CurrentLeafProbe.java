@@ -56,6 +56,10 @@ final class CurrentLeafProbe {
     /** Blocks between the checkpoint and the open that {@code leaflog.open} measures: a checkpoint interval. */
     private static final int CHECKPOINT_EVERY = 10;
 
+    static {
+        RocksDB.loadLibrary();  // FlatStore loads it too, but --only leaves runs without one
+    }
+
     private CurrentLeafProbe() {
     }
 

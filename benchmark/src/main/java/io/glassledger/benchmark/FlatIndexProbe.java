@@ -44,7 +44,7 @@ public final class FlatIndexProbe {
     private static final int BLOCK_PUTS = 1_000;
 
     record ProbeOptions(int keys, int blocks, int reads, int leaf, long cacheBytes, long seed, boolean quick, Path dir,
-            List<Integer> leafTargets, int hashBlocks, double liveShare) {
+            List<Integer> leafTargets, int hashBlocks, double liveShare, List<String> only, int indexLeafKeys) {
         static ProbeOptions parse(String[] args) {
             boolean quick = List.of(args).contains("--quick");
             int keys = quick ? 100_000 : 1_000_000;
@@ -56,6 +56,8 @@ public final class FlatIndexProbe {
             List<Integer> leafTargets = List.of(16, 32, 64);
             int hashBlocks = quick ? 5 : 20;
             double liveShare = 0.5;
+            List<String> only = List.of("store", "leaves", "index");
+            int indexLeafKeys = 4;
             Path dir = Path.of(System.getProperty("glassledger.bench.dir", "benchmark/work/flat"));
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
@@ -72,6 +74,16 @@ public final class FlatIndexProbe {
                             .map(t -> (int) Args.number("--leaf-targets", t, 2, 4096)).toList();
                     case "--hash-blocks" -> hashBlocks = (int) Args.number(args[i], Args.value(args, ++i), 1, 10_000);
                     case "--live-share" -> liveShare = Args.number(args[i], Args.value(args, ++i), 10, 95) / 100.0;
+                    case "--only" -> {
+                        only = List.of(Args.value(args, ++i).split(","));
+                        for (String part : only) {
+                            if (!List.of("store", "leaves", "index").contains(part)) {
+                                throw new IllegalArgumentException("--only takes store, leaves, index: " + part);
+                            }
+                        }
+                    }
+                    case "--index-leaf-keys" -> indexLeafKeys = (int) Args.number(args[i], Args.value(args, ++i), 1,
+                            4096);
                     case "-h", "--help" -> {
                         System.err.println("""
                                 usage: benchmark/run flat [--quick] [--keys N] [--blocks B] [--reads R] [--leaf L]
@@ -87,14 +99,17 @@ public final class FlatIndexProbe {
                                   --leaf-targets T,...  mean keys per leaf of the leaf-hashing measure (16,32,64)
                                   --hash-blocks H       its blocks of 1000 updates, per target (20; --quick 5);
                                                         the leaf log's, after it has wrapped, 5 H
-                                  --live-share P        the leaf log is collected down to P % live (default 50)""");
+                                  --live-share P        the leaf log is collected down to P % live (default 50)
+                                  --only PARTS          of store (flat store and value log), leaves (leaf layouts),
+                                                        index (index levels in memory); default all three
+                                  --index-leaf-keys K   mean keys per leaf of the index levels' measure (default 4)""");
                         System.exit(0);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--help)");
                 }
             }
             return new ProbeOptions(keys, blocks, reads, leaf, cacheMb << 20, seed, quick, dir, leafTargets, hashBlocks,
-                    liveShare);
+                    liveShare, only, indexLeafKeys);
         }
     }
 
@@ -107,14 +122,22 @@ public final class FlatIndexProbe {
         Path db = o.dir().resolve("flat");
         System.err.printf("flat: %d keys, %d blocks of %d updates, seed %d, load %s%n", o.keys(), o.blocks(),
                 BLOCK_PUTS, o.seed(), WorkDir.loadAverage());
-        byte[][] keys = keys(o.keys(), o.seed());
-        write(db, keys, o);
-        read(db, keys, o);
-        for (int target : o.leafTargets()) {
-            leafHashing(db, keys, o, target);
+        if (o.only().contains("index")) {
+            IndexLevelsProbe.run(o.keys(), o.indexLeafKeys(), 5 * o.hashBlocks(), o.seed(), o.quick());
         }
-        WorkDir.deleteTree(o.dir().resolve("flat"));
-        for (int target : o.leafTargets()) {
+        if (!o.only().contains("store") && !o.only().contains("leaves")) {
+            return;
+        }
+        byte[][] keys = keys(o.keys(), o.seed());
+        if (o.only().contains("store")) {
+            write(db, keys, o);
+            read(db, keys, o);
+            for (int target : o.leafTargets()) {
+                leafHashing(db, keys, o, target);
+            }
+            WorkDir.deleteTree(o.dir().resolve("flat"));
+        }
+        for (int target : o.only().contains("leaves") ? o.leafTargets() : List.<Integer>of()) {
             Path leaves = o.dir().resolve("leaves-" + target);
             CurrentLeafProbe.run(leaves, keys, leafStarts(keys, target), target, o.hashBlocks(), o.cacheBytes(),
                     o.seed(), o.quick());

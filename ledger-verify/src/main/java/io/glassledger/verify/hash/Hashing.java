@@ -122,15 +122,24 @@ public final class Hashing {
 
     /** {@link #inner} reading left and right from {@code src} and writing the result into {@code dst}. */
     public static void inner(byte[] sep, byte[] src, int leftOff, int rightOff, byte[] dst, int dstOff) {
+        inner(sep, 0, sep.length, src, leftOff, src, rightOff, dst, dstOff);
+    }
+
+    /**
+     * {@link #inner} with the separator {@code sep[sepOff, sepOff + sepLen)}, the left hash at {@code left[leftOff]}
+     * and the right at {@code right[rightOff]}, the result written to {@code dst[dstOff]}.
+     */
+    public static void inner(byte[] sep, int sepOff, int sepLen, byte[] left, int leftOff, byte[] right,
+            int rightOff, byte[] dst, int dstOff) {
         Scratch sc = SCRATCH.get();
-        byte[] b = sc.buffer(sep.length + 2 * Hash.LENGTH + 6);
+        byte[] b = sc.buffer(sepLen + 2 * Hash.LENGTH + 6);
         int p = 0;
         b[p++] = TAG_INNER;
-        p = putVarint(b, p, sep.length);
-        System.arraycopy(sep, 0, b, p, sep.length);
-        p += sep.length;
-        System.arraycopy(src, leftOff, b, p, Hash.LENGTH);
-        System.arraycopy(src, rightOff, b, p + Hash.LENGTH, Hash.LENGTH);
+        p = putVarint(b, p, sepLen);
+        System.arraycopy(sep, sepOff, b, p, sepLen);
+        p += sepLen;
+        System.arraycopy(left, leftOff, b, p, Hash.LENGTH);
+        System.arraycopy(right, rightOff, b, p + Hash.LENGTH, Hash.LENGTH);
         p += 2 * Hash.LENGTH;
         MessageDigest md = sc.md;
         md.reset();
@@ -157,6 +166,23 @@ public final class Hashing {
         }
         b[p++] = (byte) v;
         return p;
+    }
+
+    /** {@link #node(int, Hash)} with the items' root at {@code root[rootOff]}, the result written to {@code dst[dstOff]}. */
+    public static void node(int level, byte[] root, int rootOff, byte[] dst, int dstOff) {
+        Scratch sc = SCRATCH.get();
+        byte[] b = sc.buffer(2 + Hash.LENGTH);
+        b[0] = TAG_NODE;
+        b[1] = (byte) level;
+        System.arraycopy(root, rootOff, b, 2, Hash.LENGTH);
+        MessageDigest md = sc.md;
+        md.reset();
+        md.update(b, 0, 2 + Hash.LENGTH);
+        try {
+            md.digest(dst, dstOff, Hash.LENGTH);
+        } catch (java.security.DigestException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** H(0x02 || u8 level || merkle root of the node's items). */
