@@ -4,6 +4,7 @@ import io.glassledger.core.postree.IndexLevels;
 import io.glassledger.core.postree.TreeParams;
 import io.glassledger.verify.hash.Bytes;
 import io.glassledger.verify.hash.Hash;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -30,7 +31,7 @@ final class IndexLevelsProbe {
     private IndexLevelsProbe() {
     }
 
-    static void run(long keys, int leafKeys, int blocks, long seed, boolean quick) {
+    static void run(long keys, int leafKeys, int blocks, long seed, boolean quick) throws IOException {
         SplittableRandom r = new SplittableRandom(seed ^ 0x1d3e);
         TreeParams params = TreeParams.DEFAULT;
         long heap0 = usedAfterGc();
@@ -65,7 +66,7 @@ final class IndexLevelsProbe {
      * {@code insertShare} the update is an insert (count + 1), and one insert in 20 splits its leaf in two.
      */
     private static IndexLevels update(IndexLevels levels, int blocks, double insertShare, SplittableRandom r,
-            boolean quick) {
+            boolean quick) throws IOException {
         ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
         int warm = Math.max(2, blocks / 5);
         long ns = 0;
@@ -73,6 +74,8 @@ final class IndexLevelsProbe {
         long patched = 0;
         long sameShape = 0;
         long recut = 0;
+        long ticks = 0;
+        long pid = ProcessHandle.current().pid();
         int next = Integer.MAX_VALUE / 2;
         for (int b = 0; b < warm + blocks; b++) {
             int n = levels.leafCount();
@@ -95,12 +98,14 @@ final class IndexLevelsProbe {
                 }
                 runs.add(new IndexLevels.LeafRun(p, p + 1, made));
             }
+            CpuSnapshot p0 = CpuSnapshot.read(pid);
             long t0 = System.nanoTime();
             long c0 = cpu.getCurrentThreadCpuTime();
             levels = levels.apply(runs);
             if (b >= warm) {
                 ns += System.nanoTime() - t0;
                 cpuNs += cpu.getCurrentThreadCpuTime() - c0;
+                ticks += CpuSnapshot.read(pid).processTicks() - p0.processTicks();
                 patched += levels.work().patched();
                 sameShape += levels.work().sameShape();
                 recut += levels.work().recut();
@@ -108,7 +113,8 @@ final class IndexLevelsProbe {
         }
         long updates = (long) blocks * BLOCK;
         JsonLine.of("index.update", "leaf_updates_per_second", updates / (ns / 1e9), "updates/s")
-                .with("cpu_us_per_leaf_update", cpuNs / 1e3 / updates).with("insert_share", insertShare)
+                .with("cpu_us_per_leaf_update", cpuNs / 1e3 / updates)
+                .with("process_cpu_us_per_leaf_update", ticks * 1e6 / TaskStat.TICKS_PER_SECOND / updates).with("insert_share", insertShare)
                 .with("nodes_patched_per_block", (double) patched / blocks)
                 .with("nodes_same_shape_per_block", (double) sameShape / blocks)
                 .with("nodes_recut_per_block", (double) recut / blocks).with("blocks", blocks)
