@@ -1,5 +1,7 @@
 package io.glassledger.benchmark;
 
+import io.glassledger.core.postree.TreeParams;
+
 import io.glassledger.core.store.FlatRows;
 import io.glassledger.core.store.FlatStore;
 import io.glassledger.verify.entry.Mutation;
@@ -44,7 +46,7 @@ public final class FlatIndexProbe {
     private static final int BLOCK_PUTS = 1_000;
 
     record ProbeOptions(int keys, int blocks, int reads, int leaf, long cacheBytes, long seed, boolean quick, Path dir,
-            List<Integer> leafTargets, int hashBlocks, double liveShare, List<String> only, int indexLeafKeys) {
+            List<Integer> leafTargets, int hashBlocks, double liveShare, List<String> only, int indexLeafKeys, int indexFanout) {
         static ProbeOptions parse(String[] args) {
             boolean quick = List.of(args).contains("--quick");
             int keys = quick ? 100_000 : 1_000_000;
@@ -58,6 +60,7 @@ public final class FlatIndexProbe {
             double liveShare = 0.5;
             List<String> only = List.of("store", "leaves", "index");
             int indexLeafKeys = 4;
+            int indexFanout = TreeParams.DEFAULT.indexTargetFanout();
             Path dir = Path.of(System.getProperty("glassledger.bench.dir", "benchmark/work/flat"));
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
@@ -82,6 +85,8 @@ public final class FlatIndexProbe {
                             }
                         }
                     }
+                    case "--index-fanout" -> indexFanout = 1 << (63 - Long.numberOfLeadingZeros(
+                            Args.number(args[i], Args.value(args, ++i), 2, 128)));
                     case "--index-leaf-keys" -> indexLeafKeys = (int) Args.number(args[i], Args.value(args, ++i), 1,
                             4096);
                     case "-h", "--help" -> {
@@ -102,14 +107,16 @@ public final class FlatIndexProbe {
                                   --live-share P        the leaf log is collected down to P % live (default 50)
                                   --only PARTS          of store (flat store and value log), leaves (leaf layouts),
                                                         index (index levels in memory); default all three
-                                  --index-leaf-keys K   mean keys per leaf of the index levels' measure (default 4)""");
+                                  --index-leaf-keys K   mean keys per leaf of the index levels' measure (default 4)
+                                  --index-fanout F      its indexTargetFanout, a power of two (default 64, the
+                                                        DEFAULT parameters'; the maximum fanout stays 8 F)""");
                         System.exit(0);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--help)");
                 }
             }
             return new ProbeOptions(keys, blocks, reads, leaf, cacheMb << 20, seed, quick, dir, leafTargets, hashBlocks,
-                    liveShare, only, indexLeafKeys);
+                    liveShare, only, indexLeafKeys, indexFanout);
         }
     }
 
@@ -123,7 +130,7 @@ public final class FlatIndexProbe {
         System.err.printf("flat: %d keys, %d blocks of %d updates, seed %d, load %s%n", o.keys(), o.blocks(),
                 BLOCK_PUTS, o.seed(), WorkDir.loadAverage());
         if (o.only().contains("index")) {
-            IndexLevelsProbe.run(o.keys(), o.indexLeafKeys(), 5 * o.hashBlocks(), o.seed(), o.quick());
+            IndexLevelsProbe.run(o.keys(), o.indexLeafKeys(), o.indexFanout(), 5 * o.hashBlocks(), o.seed(), o.quick());
         }
         if (!o.only().contains("store") && !o.only().contains("leaves")) {
             return;

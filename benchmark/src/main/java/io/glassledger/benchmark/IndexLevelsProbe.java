@@ -31,9 +31,11 @@ final class IndexLevelsProbe {
     private IndexLevelsProbe() {
     }
 
-    static void run(long keys, int leafKeys, int blocks, long seed, boolean quick) throws IOException {
+    static void run(long keys, int leafKeys, int fanout, int blocks, long seed, boolean quick) throws IOException {
         SplittableRandom r = new SplittableRandom(seed ^ 0x1d3e);
-        TreeParams params = TreeParams.DEFAULT;
+        TreeParams d = TreeParams.DEFAULT;
+        TreeParams params = new TreeParams(d.leafTargetBytes(), d.leafMaxBytes(), fanout, Math.min(8 * fanout,
+                TreeParams.MAX_FANOUT));
         long heap0 = usedAfterGc();
         List<IndexLevels.Leaf> leaves = leaves(keys, leafKeys, r);
         long total = 0;
@@ -119,6 +121,7 @@ final class IndexLevelsProbe {
                 .with("nodes_same_shape_per_block", (double) sameShape / blocks)
                 .with("nodes_recut_per_block", (double) recut / blocks).with("blocks", blocks)
                 .with("warm_up_blocks", warm).with("leaves", levels.leafCount()).with("height", levels.height())
+                .with("index_target_fanout", levels.params().indexTargetFanout())
                 .with("machine_load", WorkDir.loadAverage()).with("quick", quick).printTo(OUT);
         return levels;
     }
