@@ -27,6 +27,8 @@ import java.util.SplittableRandom;
 final class IndexLevelsProbe {
     private static final PrintStream OUT = System.out;
     private static final int BLOCK = 1_000;
+    /** Unmeasured blocks before each measure, per 100 measured: the JIT's C2 compiler still takes most of the second core for the first second or two. */
+    private static final int WARM_UP_BLOCKS = Integer.getInteger("glassledger.bench.index.warmup", 300);
 
     private IndexLevelsProbe() {
     }
@@ -58,8 +60,9 @@ final class IndexLevelsProbe {
                 .with("height", levels.height()).with("build_ms", buildNs / 1e6).with("build_cpu_ms", buildCpu / 1e6)
                 .with("index_target_fanout", params.indexTargetFanout()).with("machine_load", WorkDir.loadAverage())
                 .with("quick", quick).printTo(OUT);
-        update(levels, blocks, 0.0, r, quick);
-        levels = update(levels, blocks, 0.1, r, quick);
+        for (String share : System.getProperty("glassledger.bench.index.inserts", "0,0.1").split(",")) {
+            levels = update(levels, blocks, Double.parseDouble(share), r, quick);
+        }
         route(levels, quick ? 100_000 : 1_000_000, r, quick);
     }
 
@@ -70,13 +73,14 @@ final class IndexLevelsProbe {
     private static IndexLevels update(IndexLevels levels, int blocks, double insertShare, SplittableRandom r,
             boolean quick) throws IOException {
         ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
-        int warm = Math.max(2, blocks / 5);
+        int warm = Math.max(2, WARM_UP_BLOCKS * blocks / 100);
         long ns = 0;
         long cpuNs = 0;
         long patched = 0;
         long sameShape = 0;
         long recut = 0;
         long ticks = 0;
+        long gcMs = 0;
         long pid = ProcessHandle.current().pid();
         int next = Integer.MAX_VALUE / 2;
         for (int b = 0; b < warm + blocks; b++) {
@@ -101,6 +105,7 @@ final class IndexLevelsProbe {
                 runs.add(new IndexLevels.LeafRun(p, p + 1, made));
             }
             CpuSnapshot p0 = CpuSnapshot.read(pid);
+            long g0 = gcMillis();
             long t0 = System.nanoTime();
             long c0 = cpu.getCurrentThreadCpuTime();
             levels = levels.apply(runs);
@@ -108,6 +113,7 @@ final class IndexLevelsProbe {
                 ns += System.nanoTime() - t0;
                 cpuNs += cpu.getCurrentThreadCpuTime() - c0;
                 ticks += CpuSnapshot.read(pid).processTicks() - p0.processTicks();
+                gcMs += gcMillis() - g0;
                 patched += levels.work().patched();
                 sameShape += levels.work().sameShape();
                 recut += levels.work().recut();
@@ -116,12 +122,13 @@ final class IndexLevelsProbe {
         long updates = (long) blocks * BLOCK;
         JsonLine.of("index.update", "leaf_updates_per_second", updates / (ns / 1e9), "updates/s")
                 .with("cpu_us_per_leaf_update", cpuNs / 1e3 / updates)
-                .with("process_cpu_us_per_leaf_update", ticks * 1e6 / TaskStat.TICKS_PER_SECOND / updates).with("insert_share", insertShare)
+                .with("process_cpu_us_per_leaf_update", ticks * 1e6 / TaskStat.TICKS_PER_SECOND / updates)
+                .with("gc_pause_us_per_leaf_update", gcMs * 1e3 / updates).with("insert_share", insertShare)
                 .with("nodes_patched_per_block", (double) patched / blocks)
                 .with("nodes_same_shape_per_block", (double) sameShape / blocks)
                 .with("nodes_recut_per_block", (double) recut / blocks).with("blocks", blocks)
                 .with("warm_up_blocks", warm).with("leaves", levels.leafCount()).with("height", levels.height())
-                .with("index_target_fanout", levels.params().indexTargetFanout())
+                .with("index_target_fanout", levels.params().indexTargetFanout()).with("root", levels.root().hex())
                 .with("machine_load", WorkDir.loadAverage()).with("quick", quick).printTo(OUT);
         return levels;
     }
@@ -178,6 +185,15 @@ final class IndexLevelsProbe {
         byte[] h = new byte[Hash.LENGTH];
         r.nextBytes(h);
         return Hash.of(h);
+    }
+
+    /** Milliseconds the collectors have reported (G1: its pauses, young and mixed). */
+    private static long gcMillis() {
+        long ms = 0;
+        for (java.lang.management.GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            ms += Math.max(0, gc.getCollectionTime());
+        }
+        return ms;
     }
 
     private static long usedAfterGc() {

@@ -19,11 +19,18 @@ import java.util.List;
  * node and every level below it more than one, as a bulk build leaves it.
  *
  * <p><b>Updates</b> ({@link #apply}) take the changed leaves as runs of positions replaced by new leaves and return
- * a new {@code IndexLevels} sharing every unchanged node (the old one stays valid: readers need no lock). Per level,
- * a node whose changes leave its boundaries where they were is patched (the common case: a leaf's hash changed) and
- * rehashes only the paths above its changed children when its shape is unchanged; otherwise the level is re-cut from
- * the start of that node until a new boundary falls on an old one, as {@link PosTree#apply} does, so an incremental
- * result is the bulk build's (structural invariance).
+ * the updated levels. Per level, a node whose children are replaced one for one with the same counts and separators
+ * (a value update) and whose boundary stays is patched <em>in place</em>: its hashes and Merkle paths rewritten, no
+ * allocation; a node whose boundaries stay but whose shape changes is rebuilt; otherwise the level is re-cut from the
+ * start of that node until a new boundary falls on an old one, as {@link PosTree#apply} does, so an incremental
+ * result is the bulk build's (structural invariance). Copying every patched node instead (so that the old levels
+ * stayed valid) was built first and measured against this: at 10M keys 116k against 147k value updates a second and
+ * 14.7 against 11.2 µs of process CPU each, the copies being long-lived like the nodes they replace
+ * (benchmark/RESULTS.md). So an {@code apply} consumes this object: afterwards only the levels it returned may be
+ * used (any method of this one throws {@link IllegalStateException}).
+ *
+ * <p><b>Threads.</b> One writer. Reads ({@link #route}, {@link #leaf}, {@link #root}) may run concurrently with each
+ * other, not with {@code apply}: the owner orders them (a read-write lock, or reads on the writer's thread).
  *
  * <p><b>Separators.</b> A leaf brings its <em>lead separator</em>, the separator between the last key of the leaf
  * before it and its own first key (empty for the first leaf). Index separators are lead separators of the first
@@ -152,6 +159,8 @@ public final class IndexLevels {
     private final TreeParams params;
     private final Level[] levels;
     private final Work work;
+    /** Set by {@link #apply}: its nodes may have been patched in place for the levels it returned. */
+    private boolean consumed;
 
     private IndexLevels(TreeParams params, Level[] levels, Work work) {
         this.params = params;
@@ -173,12 +182,19 @@ public final class IndexLevels {
         return params;
     }
 
+    private void ensureCurrent() {
+        if (consumed) {
+            throw new IllegalStateException("these index levels were updated in place: use the ones apply returned");
+        }
+    }
+
     public Work work() {
         return work;
     }
 
     /** The number of leaves. */
     public int leafCount() {
+        ensureCurrent();
         return levels[0].children;
     }
 
@@ -189,6 +205,7 @@ public final class IndexLevels {
 
     /** The tree's root: {@link Hash#ZERO} when empty, the leaf's hash when it has one leaf. */
     public Hash root() {
+        ensureCurrent();
         Level top = levels[levels.length - 1];
         if (top.nodes.length == 0) {
             return Hash.ZERO;
@@ -199,6 +216,7 @@ public final class IndexLevels {
 
     /** The position of the leaf whose key range holds {@code key} (FORMAT.md §4.2); -1 for the empty tree. */
     public int route(byte[] key) {
+        ensureCurrent();
         if (leafCount() == 0) {
             return -1;
         }
@@ -215,6 +233,7 @@ public final class IndexLevels {
 
     /** The leaf at {@code position}: its hash, entry count, lead separator and number. */
     public Leaf leaf(int position) {
+        ensureCurrent();
         Level lv = levels[0];
         if (position < 0 || position >= lv.children) {
             throw new IndexOutOfBoundsException("leaf " + position + " of " + lv.children);
@@ -228,6 +247,7 @@ public final class IndexLevels {
 
     /** The hashes of level {@code level}'s nodes, in key order (for tests). */
     List<Hash> nodeHashes(int level) {
+        ensureCurrent();
         List<Hash> out = new ArrayList<>();
         for (PackedIndexNode n : levels[level - 1].nodes) {
             out.add(Hash.of(n.hash, 0));
@@ -237,6 +257,7 @@ public final class IndexLevels {
 
     /** Bytes of heap these levels retain, shared nodes included (see {@link PackedIndexNode#heapBytes()}). */
     public long heapBytes() {
+        ensureCurrent();
         long b = 0;
         for (Level lv : levels) {
             b += 16 + 4L * lv.nodes.length + 16 + 4L * lv.starts.length + 24;
@@ -251,12 +272,13 @@ public final class IndexLevels {
      * The index levels after replacing leaves: each run's positions refer to the leaves before the update, runs in
      * increasing order and disjoint. A run may be empty on either side ({@code from == to}: leaves inserted before
      * position {@code from}); a new leaf's lead separator is required except as a run's first (see the class
-     * Javadoc). This object is unchanged.
+     * Javadoc). Refused runs leave this object as it was; otherwise it is consumed (see the class Javadoc).
      *
      * @throws IllegalArgumentException runs out of order, overlapping or out of range; a count below 1; a missing
      *                                  separator
      */
     public IndexLevels apply(List<LeafRun> leafRuns) {
+        ensureCurrent();
         List<Run> runs = normalize(leafRuns);
         if (runs.isEmpty()) {
             return this;
@@ -288,6 +310,7 @@ public final class IndexLevels {
             below = now;
             runs = up;
         }
+        consumed = true;
         return new IndexLevels(params, next.toArray(new Level[0]), new Work(tally[0], tally[3], tally[1], tally[2]));
     }
 
@@ -457,9 +480,8 @@ public final class IndexLevels {
     }
 
     /**
-     * Node j with its children replaced one for one, if every run in it replaces children by children of the same
-     * entry counts and lead separators (a value update) whose hashes leave its boundary where it was; null
-     * otherwise. The new node shares all but its hashes and Merkle tree with the old one.
+     * Node j patched in place, if every run in it replaces children one for one by children of the same entry counts
+     * and lead separators (a value update) whose hashes leave its boundary where it was; null otherwise.
      */
     private PackedIndexNode replaceSameShape(Level old, int j, List<Run> inside) {
         PackedIndexNode o = old.nodes[j];

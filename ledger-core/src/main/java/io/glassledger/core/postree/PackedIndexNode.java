@@ -17,10 +17,10 @@ import java.util.Arrays;
  * store. At level 1 a child is a leaf and {@code leaves[i]} is the number its owner stores it under.
  *
  * <p>The node keeps its routing Merkle tree (FORMAT.md §4.3): the inner hash of the range that splits at m is at
- * {@code tree[32 (m - 1)]} (each m in 1..size-1 is the split of exactly one range), so a node derived from one of the
- * same shape ({@link #replace}: children replaced one for one with the same counts and separators, as a value update
- * does) shares every array but the hashes and the tree with it and rehashes only the paths above the changed
- * children. Immutable once built; thread-safe to read.
+ * {@code tree[32 (m - 1)]} (each m in 1..size-1 is the split of exactly one range), so {@link #replace} (children
+ * replaced one for one with the same counts and separators, as a value update does) rewrites the node in place and
+ * rehashes only the paths above the changed children. Its owner ({@link IndexLevels}) is the one writer; reads run
+ * between its updates.
  */
 final class PackedIndexNode {
     private static final int H = Hash.LENGTH;
@@ -64,37 +64,20 @@ final class PackedIndexNode {
         hashNode(null);
     }
 
-    private PackedIndexNode(PackedIndexNode base, byte[] hashes, int[] leaves, int[] slots) {
-        this.level = base.level;
-        this.size = base.size;
-        this.hashes = hashes;
-        this.prefix = base.prefix;
-        this.seps = base.seps;
-        this.sepEnd = base.sepEnd;
-        this.leaves = leaves;
-        this.total = base.total;
-        this.tree = base.tree.clone();
-        hashNode(slots);
-    }
-
     /**
-     * This node with the children at {@code slots} (increasing) replaced by ones of the same entry counts and lead
-     * separators: their hashes at {@code newHashes[32 k]} and, at level 1, their leaf numbers {@code newLeaves[k]}.
-     * Only the Merkle paths above them are rehashed.
+     * Rewrites, in place, the children at {@code slots} (increasing) with ones of the same entry counts and lead
+     * separators: their hashes at {@code newHashes[32 k]} and, at level 1, their leaf numbers {@code newLeaves[k]};
+     * only the Merkle paths above them and the node's hash are recomputed. Returns this node.
      */
     PackedIndexNode replace(int[] slots, byte[] newHashes, int[] newLeaves) {
-        byte[] h = hashes.clone();
-        int[] l = leaves;
         for (int k = 0; k < slots.length; k++) {
-            System.arraycopy(newHashes, k * H, h, slots[k] * H, H);
-            if (leaves != null && leaves[slots[k]] != newLeaves[k]) {
-                if (l == leaves) {
-                    l = leaves.clone();
-                }
-                l[slots[k]] = newLeaves[k];
+            System.arraycopy(newHashes, k * H, hashes, slots[k] * H, H);
+            if (leaves != null) {
+                leaves[slots[k]] = newLeaves[k];
             }
         }
-        return new PackedIndexNode(this, h, l, slots);
+        hashNode(slots);
+        return this;
     }
 
     long count(int i) {

@@ -161,6 +161,11 @@ class IndexLevelsTest {
         assertThrows(IllegalArgumentException.class, () -> two.apply(List.of(new IndexLevels.LeafRun(0, 1,
                 List.of(new IndexLevels.Leaf(h, 0, Bytes.EMPTY, 3))))));
         assertEquals(2, two.leafCount(), "a refused update leaves the levels as they were");
+        IndexLevels after = two.apply(List.of(new IndexLevels.LeafRun(1, 2, List.of(x))));
+        assertEquals(2, after.leafCount());
+        assertEquals(x.hash(), after.leaf(1).hash());
+        assertThrows(IllegalStateException.class, two::root, "an update consumes the levels it was applied to");
+        assertThrows(IllegalStateException.class, () -> two.apply(List.of()));
     }
 
     /** Leaf numbers as an owner would hand them out: a leaf keeps its number while its identity is unchanged. */
