@@ -283,6 +283,8 @@ public final class IndexLevels {
         if (runs.isEmpty()) {
             return this;
         }
+        // From here nodes are patched in place: whatever happens, these levels are no longer the tree's.
+        consumed = true;
         int[] tally = new int[4];
         List<Level> next = new ArrayList<>();
         Level below = null;
@@ -310,7 +312,6 @@ public final class IndexLevels {
             below = now;
             runs = up;
         }
-        consumed = true;
         return new IndexLevels(params, next.toArray(new Level[0]), new Work(tally[0], tally[3], tally[1], tally[2]));
     }
 
