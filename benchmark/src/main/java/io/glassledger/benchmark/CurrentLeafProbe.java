@@ -241,17 +241,11 @@ final class CurrentLeafProbe {
         Path aside = dir.resolveSibling(dir.getFileName() + ".checkpoint");
         Files.move(cp, aside);
         long w0 = System.nanoTime();
-        LeafLog.Recovery whole;
-        try (LeafLog log = LeafLog.open(dir, 8L << 20, persisted)) {
-            whole = log.recovery();
-        }
+        LeafLog.Recovery whole = openAndClose(dir, persisted);
         long wholeNs = System.nanoTime() - w0;
         Files.move(aside, cp);
         long f0 = System.nanoTime();
-        LeafLog.Recovery fromCheckpoint;
-        try (LeafLog log = LeafLog.open(dir, 8L << 20, persisted)) {
-            fromCheckpoint = log.recovery();
-        }
+        LeafLog.Recovery fromCheckpoint = openAndClose(dir, persisted);
         long fromNs = System.nanoTime() - f0;
         if (fromCheckpoint.checkpointBlock() < 0 || whole.leaves() != fromCheckpoint.leaves()) {
             throw new IllegalStateException("the checkpoint was not used, or found other leaves: " + whole + " / "
@@ -263,6 +257,12 @@ final class CurrentLeafProbe {
                 .with("records_whole", whole.records()).with("records_after_checkpoint", fromCheckpoint.records())
                 .with("blocks_after_checkpoint", CHECKPOINT_EVERY).with("leaves", whole.leaves())
                 .with("machine_load", WorkDir.loadAverage()).with("quick", quick).printTo(OUT);
+    }
+
+    private static LeafLog.Recovery openAndClose(Path dir, long persisted) {
+        try (LeafLog log = LeafLog.open(dir, 8L << 20, persisted)) {
+            return log.recovery();
+        }
     }
 
     /** Bytes ever appended: what the log holds plus what collection deleted (appends and copies). */

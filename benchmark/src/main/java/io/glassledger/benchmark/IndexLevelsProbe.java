@@ -38,7 +38,7 @@ final class IndexLevelsProbe {
         TreeParams d = TreeParams.DEFAULT;
         TreeParams params = new TreeParams(d.leafTargetBytes(), d.leafMaxBytes(), fanout, Math.min(8 * fanout,
                 TreeParams.MAX_FANOUT));
-        long heap0 = usedAfterGc();
+        long heap0 = ColdPersist.usedHeapAfterGc();
         List<IndexLevels.Leaf> leaves = leaves(keys, leafKeys, r);
         long total = 0;
         for (IndexLevels.Leaf l : leaves) {
@@ -52,7 +52,7 @@ final class IndexLevelsProbe {
         long buildCpu = cpu.getCurrentThreadCpuTime() - c0;
         int n = leaves.size();
         leaves = null;
-        long heap = usedAfterGc() - heap0;
+        long heap = ColdPersist.usedHeapAfterGc() - heap0;
         JsonLine.of("index.levels", "heap_bytes_per_leaf", (double) heap / n, "B")
                 .with("estimated_bytes_per_leaf", (double) levels.heapBytes() / n)
                 .with("heap_bytes_per_key", (double) heap / total).with("heap_mb", heap / 1e6)
@@ -194,13 +194,5 @@ final class IndexLevelsProbe {
             ms += Math.max(0, gc.getCollectionTime());
         }
         return ms;
-    }
-
-    private static long usedAfterGc() {
-        Runtime rt = Runtime.getRuntime();
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-        }
-        return rt.totalMemory() - rt.freeMemory();
     }
 }

@@ -141,9 +141,13 @@ public final class Hashing {
         System.arraycopy(left, leftOff, b, p, Hash.LENGTH);
         System.arraycopy(right, rightOff, b, p + Hash.LENGTH, Hash.LENGTH);
         p += 2 * Hash.LENGTH;
-        MessageDigest md = sc.md;
+        digestInto(sc.md, b, p, dst, dstOff);
+    }
+
+    /** SHA-256 of b[0, len) into dst[dstOff], with {@code md} reset first. */
+    private static void digestInto(MessageDigest md, byte[] b, int len, byte[] dst, int dstOff) {
         md.reset();
-        md.update(b, 0, p);
+        md.update(b, 0, len);
         try {
             md.digest(dst, dstOff, Hash.LENGTH);
         } catch (java.security.DigestException e) {
@@ -175,24 +179,14 @@ public final class Hashing {
         b[0] = TAG_NODE;
         b[1] = (byte) level;
         System.arraycopy(root, rootOff, b, 2, Hash.LENGTH);
-        MessageDigest md = sc.md;
-        md.reset();
-        md.update(b, 0, 2 + Hash.LENGTH);
-        try {
-            md.digest(dst, dstOff, Hash.LENGTH);
-        } catch (java.security.DigestException e) {
-            throw new IllegalStateException(e);
-        }
+        digestInto(sc.md, b, 2 + Hash.LENGTH, dst, dstOff);
     }
 
     /** H(0x02 || u8 level || merkle root of the node's items). */
     public static Hash node(int level, Hash itemsRoot) {
-        Scratch sc = SCRATCH.get();
-        byte[] b = sc.buffer(2 + Hash.LENGTH);
-        b[0] = TAG_NODE;
-        b[1] = (byte) level;
-        System.arraycopy(itemsRoot.unsafeArray(), 0, b, 2, Hash.LENGTH);
-        return Hash.wrap(digest(sc.md, b, 2 + Hash.LENGTH));
+        byte[] out = new byte[Hash.LENGTH];
+        node(level, itemsRoot.unsafeArray(), 0, out, 0);
+        return Hash.wrap(out);
     }
 
     /** H(0x10 || u64 blockNo || lowerRoot || bodyHash). */
