@@ -4,7 +4,7 @@
 Reads every vector file in a directory, recomputes hashes and trees, verifies the valid proofs and checks that
 every tampered one is rejected. Standard library only. Prints one line per failure and a closing line
 "N passed, M failed"; exits non-zero if anything failed. With --exhaustive it also flips every bit of every valid
-proof and checks each result is rejected (about 30 s).
+proof and checks each result is rejected (about 50 s).
 
     python3 tools/pyverify/verify_vectors.py ledger-core/src/test/resources/vectors
 """
@@ -25,7 +25,7 @@ class Reject(Exception):
 ZERO = bytes(32)
 MAX_KEY = 1024
 MAX_VALUE = 1 << 20
-FORMAT = b"glassledger/3"  # §6.2: the genesis block's format string
+FORMAT = b"glassledger/4"  # §6.2: the genesis block's format string
 MAX_LEVEL = 254  # §4.4: a stored node's level, and so a proof's root level (§9.2)
 
 
@@ -106,9 +106,10 @@ class Reader:
 
 # ---------------------------------------------------------------- §3 entries
 
-def entry_encoding(key, value, version, prev):
+def entry_encoding(key, value, version):
+    """§3: the storage encoding lp(key) ‖ valuefield ‖ varint version."""
     v = enc_varint(0) if value is None else enc_varint(len(value) + 1) + value
-    return lp(key) + v + enc_varint(version) + prev
+    return lp(key) + v + enc_varint(version)
 
 
 def value_hash(value):
@@ -121,18 +122,18 @@ def value_ref(vhash):
     return b"\x00" if vhash is None else b"\x01" + vhash
 
 
-def hashed_form(key, vhash, version, prev):
-    """§3: lp(key) ‖ valueRef ‖ varint version ‖ prev."""
-    return lp(key) + value_ref(vhash) + enc_varint(version) + prev
+def hashed_form(key, vhash, version):
+    """§3: lp(key) ‖ valueRef ‖ varint version."""
+    return lp(key) + value_ref(vhash) + enc_varint(version)
 
 
-def entry_hash_by_value_hash(key, vhash, version, prev):
-    return H(b"\x00", hashed_form(key, vhash, version, prev))
+def entry_hash_by_value_hash(key, vhash, version):
+    return H(b"\x00", hashed_form(key, vhash, version))
 
 
-def entry_hash(key, value, version, prev):
+def entry_hash(key, value, version):
     """§3: the entry hash covers the value's hash, not the value."""
-    return entry_hash_by_value_hash(key, value_hash(value), version, prev)
+    return entry_hash_by_value_hash(key, value_hash(value), version)
 
 
 def read_entry(r):
@@ -142,8 +143,7 @@ def read_entry(r):
     vlen = r.varint(MAX_VALUE + 1)
     value = None if vlen == 0 else r.take(vlen - 1)
     version = r.varint()
-    prev = r.hash()
-    return (key, value, version, prev)
+    return (key, value, version)
 
 
 # ---------------------------------------------------------------- §4 POS-tree nodes
@@ -262,40 +262,17 @@ def decode_node(data):
 
 # ---------------------------------------------------------------- §5 chunking
 
-WINDOW = 48
-TABLE = [int.from_bytes(hashlib.sha256(b"glassledger/buzhash/" + bytes([i])).digest()[:4], "big")
-         for i in range(256)]
+def key_cut(key):
+    """§5.2: cut(key), the first 8 bytes, big-endian, of H(04 ‖ lp(key))."""
+    return int.from_bytes(H(b"\x04", lp(key))[:8], "big")
 
 
-def rotl(x, r):
-    r %= 32
-    return ((x << r) | (x >> (32 - r))) & 0xFFFFFFFF if r else x
+def ends_leaf(key, leaf_target):
+    """§5.2: a leaf ends after `key` when cut(key) AND (leafTargetKeys − 1) = 0."""
+    return key_cut(key) & (leaf_target - 1) == 0
 
 
-class Rolling:
-    def __init__(self, mask):
-        self.mask = mask
-        self.reset()
-
-    def reset(self):
-        self.h = 0
-        self.fed = []
-
-    def feed(self, data):
-        """Feeds bytes; True if the pattern occurred at any of them (§5.2)."""
-        hit = False
-        for x in data:
-            h = rotl(self.h, 1) ^ TABLE[x]
-            if len(self.fed) >= WINDOW:
-                h ^= rotl(TABLE[self.fed[-WINDOW]], WINDOW % 32)
-            self.fed.append(x)
-            self.h = h
-            if len(self.fed) >= WINDOW and (h & self.mask) == 0:
-                hit = True
-        return hit
-
-
-MAX_LEAF_BYTES = 1 << 20
+MAX_LEAF_KEYS = 1 << 16
 MAX_FANOUT = 1024
 
 
@@ -305,7 +282,7 @@ def decode_params(b):
     r.end()
     lt, lm, it, im = p
     pow2 = lambda v: v >= 2 and v & (v - 1) == 0
-    if not pow2(lt) or not pow2(it) or lm < lt or lm > MAX_LEAF_BYTES or im < 2 or im < it or im > MAX_FANOUT:
+    if not pow2(lt) or not pow2(it) or lm < lt or lm > MAX_LEAF_KEYS or im < 2 or im < it or im > MAX_FANOUT:
         raise Reject("bad tree params")
     return p
 
@@ -321,8 +298,7 @@ def build_tree(entries, params):
         return ZERO, [], set()
     rules = set()
     leaves = []
-    cur, nbytes = [], 0
-    roll = Rolling(leaf_target - 1)
+    cur = []
 
     def close_leaf(rule):
         seps = [b""] + [shortest_separator(cur[i - 1][0], cur[i][0]) for i in range(1, len(cur))]
@@ -332,13 +308,10 @@ def build_tree(entries, params):
         if cur and cur[-1][0] >= e[0]:
             raise ValueError("entries out of order")
         cur.append(e)
-        enc = entry_encoding(*e)
-        nbytes += len(enc)
-        hit = roll.feed(enc)
-        if hit or nbytes >= leaf_max:
-            close_leaf("leaf-pattern" if hit else "leaf-max-bytes")
-            cur, nbytes = [], 0
-            roll.reset()
+        hit = ends_leaf(e[0], leaf_target)  # the key alone: never the value or the version (§5.3)
+        if hit or len(cur) >= leaf_max:
+            close_leaf("leaf-pattern" if hit else "leaf-max-keys")
+            cur = []
     if cur:
         close_leaf(None)
     levels = [[n for n, _ in leaves]]
@@ -523,7 +496,7 @@ def common_prefix(lo, hi):
 
 def decode_lower(r):
     """§9.2. Returns (root_level, root part) with root part None for the empty tree. Parts are tuples:
-    ("P", hash), ("I", sep, left, right), ("B", content), ("L", owner, key, value_hash, version, prev).
+    ("P", hash), ("I", sep, left, right), ("B", content), ("L", owner, key, value_hash, version).
     key and value_hash are None in claimed form; value_hash is None for a hashed-form tombstone."""
     level_plus_one = r.varint(MAX_LEVEL + 1)
     if level_plus_one == 0:
@@ -580,8 +553,7 @@ def decode_lower(r):
                     raise Reject("valueRef byte %02x is neither 00 nor 01" % ref)
             else:
                 owner = x
-        version = r.varint()
-        return ("L", owner, key, vhash, version, r.hash())
+        return ("L", owner, key, vhash, r.varint())
 
     root = ("B", content(1, level_plus_one - 1, None, None))
     if nxt[0] != count:
@@ -591,7 +563,7 @@ def decode_lower(r):
 
 def evaluate(proof, claims):
     """§9.3. claims: list of (key, value or None). Returns (root, resolved) where resolved[i] is an entry tuple
-    (key, value, version, prev) or None."""
+    (key, value, version) or None."""
     if not claims:
         raise Reject("no claims")
     order = sorted(range(len(claims)), key=lambda i: claims[i][0])
@@ -634,7 +606,7 @@ def evaluate(proof, claims):
         return leaf_hash(p, C)
 
     def leaf_hash(p, C):
-        _, owner, key, vhash, version, prev = p
+        _, owner, key, vhash, version = p
         if owner >= 0:
             if owner >= len(C):
                 raise Reject("claimed-form owner out of range")
@@ -644,7 +616,7 @@ def evaluate(proof, claims):
             ck, cv = claims[C[owner]]
             if len(ck) < 1 or len(ck) > MAX_KEY or (cv is not None and len(cv) > MAX_VALUE):
                 raise Reject("claim outside entry limits")
-            entry = (ck, cv, version, prev)
+            entry = (ck, cv, version)
             resolved[C[owner]] = entry
             return entry_hash(*entry)  # the claimed value is hashed here
         for i in C:
@@ -652,7 +624,7 @@ def evaluate(proof, claims):
                 raise Reject("hashed-form entry for a claimed key")
             if claims[i][1] is not None:
                 raise Reject("a claimed value for a key that is not in the tree")
-        return entry_hash_by_value_hash(key, vhash, version, prev)
+        return entry_hash_by_value_hash(key, vhash, version)
 
     return E(root, root_level, True, order), resolved
 
@@ -779,51 +751,71 @@ def check_append_only(inp):
 
 # ---------------------------------------------------------------- §12 history proof
 
+def expected_older(nversions, limit):
+    """§12: the number of older proofs a history of nversions versions needs under limit; one more than the
+    versions after the newest when the history is shorter than its limit (that proof shows nothing precedes it)."""
+    if nversions == 0:
+        return 0
+    return nversions - 1 + (1 if nversions < limit else 0)
+
+
 def check_history(inp):
+    """§12: a head keys proof at the digest's block, then one keys proof per older version, each at the block
+    before its successor was written, all against the same digest."""
     r = Reader(bytes.fromhex(inp["proof"]))
     if r.u8() != 3:
         raise Reject("not a history proof")
     head = decode_keys_proof(r)
-    older = [decode_lower(r) for _ in range(r.varint(65536))]
+    older = [decode_keys_proof(r) for _ in range(r.varint(65536))]
     r.end()
     digest = parse_digest(inp["digest"])
     key, limit = unhex(inp["key"]), inp["limit"]
     versions = [(unhex(v["value"]), v["blockNo"]) for v in inp["versions"]]
+    # step 1
     if limit < 1:
         raise Reject("limit must be positive")
     if head["blockNo"] != digest[0]:
         raise Reject("history must start at the digest's block")
-    if len(versions) > limit or (versions and len(versions) != len(older) + 1):
-        raise Reject("version count does not match the proof")
+    if len(versions) > limit:
+        raise Reject("more versions than the limit")
+    # step 2
     if not versions:
+        if older:
+            raise Reject("older-version proofs for a history of no versions")
         resolved, _ = verify_keys(head, digest, [(key, None)])
-        if resolved[0] is not None or older:
+        if resolved[0] is not None:
             raise Reject("key has history but none was claimed")
         return {}
+    # step 3
+    if len(older) != expected_older(len(versions), limit):
+        raise Reject("older-proof count does not match the versions and the limit")
+    # step 4
     resolved, _ = verify_keys(head, digest, [(key, versions[0][0])])
     e = resolved[0]
     if e is None:
         raise Reject("key is not in the tree")
     if e[2] != versions[0][1]:
         raise Reject("wrong version number")
-    for i in range(1, len(versions)):
+    # step 5
+    for i in range(1, len(older) + 1):
         p = older[i - 1]
-        if p[0] != 0:
-            raise Reject("older version must be proven in one leaf")
-        if e[3] == ZERO:
-            raise Reject("version has no predecessor")
-        leaf_root, found = evaluate(p, [(key, versions[i][0])])
-        if leaf_root != e[3]:
-            raise Reject("older version is not in the leaf its successor points to")
-        if found[0] is None:
-            raise Reject("older version missing from its leaf")
-        if found[0][2] >= e[2]:
+        if p["blockNo"] != e[2] - 1:
+            raise Reject("older version not proven at the block before its successor was written")
+        if i == len(versions):
+            # 5.2 and 5.5: the last proof of a history shorter than its limit
+            resolved, _ = verify_keys(p, digest, [(key, None)])
+            if resolved[0] is not None:
+                raise Reject("history stops early although an older version exists")
+            return {}
+        resolved, _ = verify_keys(p, digest, [(key, versions[i][0])])
+        found = resolved[0]
+        if found is None:
+            raise Reject("no older version: the key had no entry before its successor was written")
+        if found[2] >= e[2]:
             raise Reject("versions must go strictly back in time")
-        e = found[0]
+        e = found
         if e[2] != versions[i][1]:
             raise Reject("wrong version number")
-    if len(versions) < limit and e[3] != ZERO:
-        raise Reject("history stops early although older versions exist")
     return {}
 
 
@@ -1058,19 +1050,19 @@ def flip_every_bit(check, valid, name, t, field="proof"):
 
 def run_entry_hash(data, t):
     for v in data["vectors"]:
-        e = (unhex(v["key"]), unhex(v["value"]), v["version"], unhex(v["prev"]))
+        e = (unhex(v["key"]), unhex(v["value"]), v["version"])
         t.check(entry_encoding(*e).hex() == v["encoding"], "entry-hash %s: encoding" % v["name"])
         t.check(entry_hash(*e).hex() == v["hash"], "entry-hash %s: hash" % v["name"])
         vh = value_hash(e[1])
         t.check((None if vh is None else vh.hex()) == v["valueHash"], "entry-hash %s: value hash" % v["name"])
-        t.check(hashed_form(e[0], vh, e[2], e[3]).hex() == v["hashedForm"], "entry-hash %s: hashed form" % v["name"])
+        t.check(hashed_form(e[0], vh, e[2]).hex() == v["hashedForm"], "entry-hash %s: hashed form" % v["name"])
         r = Reader(bytes.fromhex(v["encoding"]))
         t.check(read_entry(r) == e and r.remaining() == 0, "entry-hash %s: decode" % v["name"])
 
 
 def run_primitives(data, t):
-    tags = {"entry": "00", "inner": "01", "node": "02", "value": "03", "block": "10", "body": "11", "digest": "20",
-            "digestTail": "21", "upperInner": "31"}
+    tags = {"entry": "00", "inner": "01", "node": "02", "value": "03", "keyCut": "04", "block": "10", "body": "11",
+            "digest": "20", "digestTail": "21", "upperInner": "31"}
     t.check(data["tags"] == tags, "primitives: domain tags")
     for v in data["varint"]:
         t.check(enc_varint(v["value"]).hex() == v["encoding"], "primitives: varint %d" % v["value"])
@@ -1090,9 +1082,10 @@ def run_primitives(data, t):
     for v in data["separators"]:
         s = shortest_separator(bytes.fromhex(v["left"]), bytes.fromhex(v["right"]))
         t.check(s.hex() == v["separator"], "primitives: separator %s %s" % (v["left"], v["right"]))
-    t.check(["%08x" % x for x in TABLE] == data["buzhashTable"], "primitives: buzhash table")
+    for v in data["keyCuts"]:
+        t.check("%016x" % key_cut(bytes.fromhex(v["key"])) == v["cut"], "primitives: key cut %s" % v["key"])
     for v in data["treeParams"]:
-        p = (v["leafTargetBytes"], v["leafMaxBytes"], v["indexTargetFanout"], v["indexMaxFanout"])
+        p = tree_params(v)
         t.check(encode_params(p).hex() == v["encoding"] and decode_params(bytes.fromhex(v["encoding"])) == p,
                 "primitives: tree params " + v["name"])
     for v in data["treeParamsInvalid"]:
@@ -1134,6 +1127,11 @@ def run_primitives(data, t):
     t.check(upper_inner(x(u["left"]), x(u["right"])).hex() == u["hash"], "primitives: upper inner")
 
 
+def tree_params(p):
+    """§5.1: (leafTargetKeys, leafMaxKeys, indexTargetFanout, indexMaxFanout) from a vector's params object."""
+    return (p["leafTargetKeys"], p["leafMaxKeys"], p["indexTargetFanout"], p["indexMaxFanout"])
+
+
 def all_splits(split, lo, hi, out):
     """The split points [lo, hi, m] of a routing tree over items lo..hi-1, in preorder."""
     if hi - lo >= 2:
@@ -1147,9 +1145,9 @@ def run_tree_build(data, t, lower_roots):
     for v in data["vectors"]:
         name = "tree-build " + v["name"]
         p = v["params"]
-        params = (p["leafTargetBytes"], p["leafMaxBytes"], p["indexTargetFanout"], p["indexMaxFanout"])
+        params = tree_params(p)
         t.check(encode_params(params).hex() == p["encoding"], name + ": params encoding")
-        entries = [(unhex(e["key"]), unhex(e["value"]), e["version"], unhex(e["prev"])) for e in v["entries"]]
+        entries = [(unhex(e["key"]), unhex(e["value"]), e["version"]) for e in v["entries"]]
         root, levels, rules = build_tree(entries, params)
         t.check(root.hex() == v["root"], name + ": root")
         t.check([len(l) for l in levels] == v["nodesPerLevel"], name + ": nodes per level")
@@ -1178,7 +1176,7 @@ def run_ledger(data, t):
     for l in data["vectors"]:
         hashes = []
         p = l["params"]
-        params = (p["leafTargetBytes"], p["leafMaxBytes"], p["indexTargetFanout"], p["indexMaxFanout"])
+        params = tree_params(p)
         prev_ts = None
         for b in l["blocks"]:
             name = "ledger %s block %d" % (l["name"], b["number"])

@@ -226,9 +226,11 @@ final class ShardAuditor implements AutoCloseable {
         Dto.BlockDto g = http.get("/v1/blocks/0", Dto.BlockDto.class);
         Block theirs = Block.decode(0, Wire.requiredBytes("record", g.record()).toByteArray());
         Bytes tree = theirs.meta().get("tree");
-        if (tree == null || !Bytes.utf8(Format.ID).equals(theirs.meta().get("format"))) {
-            throw new IllegalStateException("shard " + shard + " has a genesis block of an unknown format: "
-                    + theirs.meta().keySet());
+        Bytes format = theirs.meta().get("format");
+        if (tree == null || !Bytes.utf8(Format.ID).equals(format)) {
+            throw new IllegalStateException("shard " + shard + " has a genesis block of format "
+                    + (format == null ? "(none)" : "\"" + format.utf8String() + "\"")
+                    + (tree == null ? " without tree parameters" : "") + "; this auditor verifies " + Format.ID);
         }
         Ledger l = Ledger.openOrCreate(store, TreeParams.decode(tree.toByteArray()), theirs.timestamp(), 64L << 20);
         if (!l.block(0).hash().equals(theirs.hash())) {

@@ -108,6 +108,8 @@ public final class CoreBenchmark {
             proofs.currentValueProofs();
             log("append-only proofs");
             proofs.appendOnlyProofs();
+            log("history proofs");
+            proofs.historyProofs();
             log("batch proofs");
             proofs.batchProofs();
             log("proof size next to 1 MiB neighbour values");

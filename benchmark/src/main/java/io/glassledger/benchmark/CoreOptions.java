@@ -43,7 +43,7 @@ record CoreOptions(int keys, long headTarget, Path dir, boolean quick, int repea
               --seed S     seed of keys, values, updates and samples (default 42)
               --cold-keys N  keys of the persist_cold ledger, whose node cache is a tenth of their raw bytes
                            (default 10000000; --quick 200000; 0 skips persist_cold and heap)
-              --tree L,LM,F,FM  tree parameters: leaf target and max bytes, index target and max fanout
+              --tree L,LM,F,FM  tree parameters: leaf target and max keys, index target and max fanout
                            (default: TreeParams.DEFAULT)
               --quick      smoke mode: small sizes and few iterations, well under a minute
             """;

@@ -355,7 +355,7 @@ final class CurrentLeafProbe {
         List<Hash> level = new ArrayList<>(end - first);
         List<byte[]> seps = new ArrayList<>(end - first);
         for (int k = first; k < end; k++) {
-            level.add(Hashing.entry(keys[k], 0, keys[k].length, Hash.of(hashes[k - first]), versions[k], Hash.ZERO));
+            level.add(Hashing.entry(keys[k], 0, keys[k].length, Hash.of(hashes[k - first]), versions[k]));
             seps.add(keys[k]);
         }
         while (level.size() > 1) {

@@ -380,7 +380,7 @@ public final class FlatIndexProbe {
         List<Hash> out = new ArrayList<>(rows.size());
         for (FlatStore.Item it : rows) {
             byte[] k = it.key().unsafeArray();
-            out.add(Hashing.entry(k, 0, k.length, it.version().valueHash(), it.version().block(), Hash.ZERO));
+            out.add(Hashing.entry(k, 0, k.length, it.version().valueHash(), it.version().block()));
         }
         return out;
     }

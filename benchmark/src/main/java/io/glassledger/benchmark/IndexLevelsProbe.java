@@ -36,7 +36,7 @@ final class IndexLevelsProbe {
     static void run(long keys, int leafKeys, int fanout, int blocks, long seed, boolean quick) throws IOException {
         SplittableRandom r = new SplittableRandom(seed ^ 0x1d3e);
         TreeParams d = TreeParams.DEFAULT;
-        TreeParams params = new TreeParams(d.leafTargetBytes(), d.leafMaxBytes(), fanout, Math.min(8 * fanout,
+        TreeParams params = new TreeParams(d.leafTargetKeys(), d.leafMaxKeys(), fanout, Math.min(8 * fanout,
                 TreeParams.MAX_FANOUT));
         long heap0 = ColdPersist.usedHeapAfterGc();
         List<IndexLevels.Leaf> leaves = leaves(keys, leafKeys, r);

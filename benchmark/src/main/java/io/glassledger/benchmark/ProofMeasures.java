@@ -107,6 +107,35 @@ final class ProofMeasures {
     }
 
     /**
+     * Measure 4b: size of history proofs (FORMAT.md §12) of limit {@link #HISTORY_LIMIT} for random keys, whole and
+     * per version shown. Under {@code glassledger/4} each older version is a keys proof at an older block, so a
+     * version costs a lower path and an upper-tree path. Its own random stream, so the other measures draw as before.
+     */
+    void historyProofs() throws VerificationException {
+        long h = head.blockNo();
+        SplittableRandom r = new SplittableRandom(opts.seed() ^ 0x4157_0123L);
+        int n = Math.max(1, opts.proofSamples() / 4);
+        double[] sizes = new double[n];
+        double[] perVersion = new double[n];
+        double versions = 0;
+        for (int j = 0; j < n; j++) {
+            Bytes key = data.key(r.nextInt(data.size()));
+            Ledger.History hist = ledger.proveHistory(key, HISTORY_LIMIT, h);
+            byte[] enc = hist.proof().encode();
+            ProofVerifier.verifyHistory(head, key, HISTORY_LIMIT, hist.versions(), enc);
+            sizes[j] = enc.length;
+            perVersion[j] = (double) enc.length / hist.versions().size();
+            versions += hist.versions().size();
+        }
+        Stats s = new Stats(sizes);
+        JsonLine.of("history_proof", "bytes", s.median(), "bytes").with("limit", HISTORY_LIMIT)
+                .with("versions_mean", versions / n).with("bytes_per_version", new Stats(perVersion).median())
+                .with("max", s.max()).with("n", n).printTo(out);
+    }
+
+    static final int HISTORY_LIMIT = 5;
+
+    /**
      * Pre-generates the proofs of measure 5. The timing itself ({@link VerifySet#measure}) needs no ledger or store,
      * so the caller can close the store first and keep RocksDB's background compactions off the CPU.
      */

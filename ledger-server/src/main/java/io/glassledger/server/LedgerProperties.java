@@ -251,6 +251,11 @@ public record LedgerProperties(@NotNull @DefaultValue("data") Path dataDir,
         }
     }
 
+    /** The directory of shard {@code shard}'s engine (ledger and WAL) inside the data directory. */
+    public static Path shardDir(Path dataDir, int shard) {
+        return dataDir.resolve("shard-" + shard);
+    }
+
     /** The position of {@code self} in {@code peers} (names compared without regard to case, as DNS does). */
     static int positionOf(String self, java.util.List<String> peers, String prefix) {
         for (int i = 0; i < peers.size(); i++) {

@@ -39,7 +39,7 @@ class LedgerCliVerifyTest {
 
     @BeforeEach
     void ledger() {
-        ledger = Ledger.openOrCreate(new InMemoryNodeStore(), new TreeParams(128, 1024, 4, 16), 1000);
+        ledger = Ledger.openOrCreate(new InMemoryNodeStore(), new TreeParams(4, 32, 4, 16), 1000);
         for (int blk = 1; blk <= 4; blk++) {
             List<Mutation> w = new ArrayList<>();
             for (int i = 0; i < 40; i++) {

@@ -52,6 +52,12 @@ public abstract class DataDirLock implements EnvironmentPostProcessor, Ordered {
     public void postProcessEnvironment(ConfigurableEnvironment env, SpringApplication app) {
         Path dir = Path.of(env.getProperty(property, defaultDir)).toAbsolutePath().normalize();
         Held held = acquire(dir, what);
+        try {
+            checkContents(dir, env);
+        } catch (RuntimeException e) {
+            held.close();
+            throw e;
+        }
         app.addListeners(event -> {
             if (event instanceof ApplicationPreparedEvent p) {
                 // the disposable registered first is destroyed last: after RocksDB and the WAL are closed
@@ -62,6 +68,13 @@ public abstract class DataDirLock implements EnvironmentPostProcessor, Ordered {
                 held.close();
             }
         });
+    }
+
+    /**
+     * Checks what the locked directory holds before anything else reads or writes it (a subclass refuses data it
+     * cannot read with a {@link StartupRefusal}); nothing by default.
+     */
+    protected void checkContents(Path dir, ConfigurableEnvironment env) {
     }
 
     /** The lock on {@code dir}, or a {@link StartupRefusal} naming the process that holds it. */

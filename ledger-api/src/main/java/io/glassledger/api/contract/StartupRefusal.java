@@ -10,6 +10,8 @@ public final class StartupRefusal extends RuntimeException {
     public static final int EXIT_CONFIG = 78;
     /** The data directory is in use by another process (sysexits EX_TEMPFAIL: it may be free later). */
     public static final int EXIT_IN_USE = 75;
+    /** The data directory holds data of a format this release does not read (sysexits EX_DATAERR). */
+    public static final int EXIT_DATA_FORMAT = 65;
 
     private final String action;
     private final int exitCode;

@@ -152,6 +152,7 @@ public final class Ledger {
         if (g == null) {
             throw new LedgerException("store holds no ledger (no genesis block)");
         }
+        checkFormat(store);
         TreeParams p;
         try {
             p = genesisParams(Block.decode(0, g));
@@ -161,6 +162,28 @@ public final class Ledger {
         Ledger l = new Ledger(store, p, cacheBytes);
         l.head = l.loadHead(store.blockCount() - 1);
         return l;
+    }
+
+    /**
+     * Refuses a store whose ledger was written in another format (its genesis block's {@code format}, FORMAT.md §6.2,
+     * §18); a store without a ledger, or with an undecodable genesis block, passes to {@link #open}, which says so.
+     *
+     * @throws UnsupportedFormatException naming the format found
+     */
+    public static void checkFormat(NodeStore store) {
+        byte[] g = store.block(0);
+        if (g == null) {
+            return;
+        }
+        Bytes format;
+        try {
+            format = Block.decode(0, g).meta().get("format");
+        } catch (MalformedException e) {
+            return;
+        }
+        if (format == null || !format.equals(Bytes.utf8(Format.ID))) {
+            throw new UnsupportedFormatException(format == null ? null : format.utf8String());
+        }
     }
 
     /**
@@ -364,12 +387,11 @@ public final class Ledger {
     }
 
     private static EntryMaker maker(long number) {
-        return (m, old, oldLeaf) -> {
-            Hash prev = old == null ? Hash.ZERO : oldLeaf;
+        return (m, old) -> {
             if (m.isDelete()) {
-                return old == null || old.isTombstone() ? old : Entry.tombstone(m.key(), number, prev);
+                return old == null || old.isTombstone() ? old : Entry.tombstone(m.key(), number);
             }
-            return Entry.of(m.key(), m.value(), number, prev);
+            return Entry.of(m.key(), m.value(), number);
         };
     }
 
@@ -406,24 +428,18 @@ public final class Ledger {
         return e == null || e.isTombstone() ? Optional.empty() : Optional.of(e.value());
     }
 
-    /** Up to {@code limit} versions of {@code key} at {@code blockNo}, newest first, deletions included. */
+    /**
+     * Up to {@code limit} versions of {@code key} at {@code blockNo}, newest first, deletions included: each older
+     * version is the key's entry in the tree of the block before its successor was written (FORMAT §12).
+     */
     public List<Version> history(Bytes key, int limit, long blockNo) {
         List<Version> out = new ArrayList<>();
         Entry e = entry(key, blockNo);
         while (e != null && out.size() < limit) {
             out.add(new Version(e.value(), e.version()));
-            e = e.prev().isZero() ? null : previous(e, key);
+            e = e.version() == 0 ? null : entry(key, e.version() - 1);
         }
         return out;
-    }
-
-    private Entry previous(Entry e, Bytes key) {
-        LeafNode leaf = (LeafNode) source.node(e.prev());
-        int i = leaf.find(key);
-        if (i < 0) {
-            throw new LedgerException("leaf " + e.prev() + " does not hold the previous version of " + key);
-        }
-        return leaf.entry(i);
     }
 
     /** Live entries with from &lt;= key &lt; to (null bounds open) at {@code blockNo}, at most {@code limit}. */
@@ -547,17 +563,22 @@ public final class Ledger {
         List<Version> versions = new ArrayList<>();
         try {
             KeysProof head = proveKeys(List.of(key), digestBlock, digestBlock, budget);
-            List<LowerProof> older = new ArrayList<>();
+            List<KeysProof> older = new ArrayList<>();
             Entry e = entry(key, digestBlock);
-            while (e != null && versions.size() < limit) {
+            while (e != null) {
                 budget.charge(e.encodedLength());
                 versions.add(new Version(e.value(), e.version()));
-                if (e.prev().isZero() || versions.size() == limit) {
+                if (versions.size() == limit) {
                     break;
                 }
-                LeafNode leaf = (LeafNode) source.node(e.prev());
-                older.add(prover.proveInLeaf(leaf, key, budget));
-                e = previous(e, key);
+                if (e.version() == 0) {
+                    throw new LedgerException("entry of " + key + " has version 0, before any block could write it");
+                }
+                // The key's entry just before this version was written: the previous version, or none (then this
+                // proof of absence is the last, showing the history complete).
+                long before = e.version() - 1;
+                older.add(proveKeys(List.of(key), before, digestBlock, budget));
+                e = entry(key, before);
             }
             return new History(versions, new HistoryProof(head, older));
         } catch (ProofTooLargeException x) {

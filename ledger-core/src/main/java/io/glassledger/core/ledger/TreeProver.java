@@ -26,6 +26,8 @@ final class TreeProver {
     /** Charged for a hash, and for a part's framing (symbol, version, owner): a little over the encoded size. */
     static final int HASH_BYTES = 33;
     static final int PART_BYTES = 16;
+    /** A version varint, at most 9 bytes. */
+    static final int VERSION_BYTES = 9;
 
     LowerProof prove(Hash root, List<Bytes> sortedKeys, ByteBudget budget) {
         return prove(root, sortedKeys, budget, null);
@@ -45,10 +47,6 @@ final class TreeProver {
     }
 
     /** A proof inside one leaf (root level 0), for history. */
-    LowerProof proveInLeaf(LeafNode leaf, Bytes key, ByteBudget budget) {
-        return new LowerProof(0, node(leaf, List.of(key), 0, budget, null));
-    }
-
     /** @param first the index, among all the proof's keys, of {@code keys.get(0)} */
     private LowerProof.Part node(Node n, List<Bytes> keys, int first, ByteBudget budget, Entry[] found) {
         budget.charge(PART_BYTES);
@@ -85,10 +83,10 @@ final class TreeProver {
             found[first + owner] = e;
         }
         // An entry no claim owns shows its value by hash only: a proof never carries a value it was not asked for.
-        // Charged: the part, its prev hash, and for a neighbour its length-prefixed key, marker and value hash.
-        budget.charge(PART_BYTES + HASH_BYTES + (owner >= 0 ? 0 : 5 + e.key().length() + HASH_BYTES));
+        // Charged: the part, its version, and for a neighbour its length-prefixed key, marker and value hash.
+        budget.charge(PART_BYTES + VERSION_BYTES + (owner >= 0 ? 0 : 5 + e.key().length() + HASH_BYTES));
         return owner >= 0
-                ? LowerProof.Leaf.claimed(owner, e.version(), e.prev())
-                : LowerProof.Leaf.hashed(e.key(), e.valueHash(), e.version(), e.prev());
+                ? LowerProof.Leaf.claimed(owner, e.version())
+                : LowerProof.Leaf.hashed(e.key(), e.valueHash(), e.version());
     }
 }

@@ -259,7 +259,7 @@ public final class LeafNode extends Node implements Entry.Owner {
 
     private Hash computeItemHash(int i) {
         Entry e = entry(i);
-        return Hashing.entry(seg(i), keyOff(i), keyLen(i), e.valueHash(), e.version(), e.prev());
+        return Hashing.entry(seg(i), keyOff(i), keyLen(i), e.valueHash(), e.version());
     }
 
     @Override

@@ -11,8 +11,8 @@ import java.util.List;
  * Cuts one level's item sequence into nodes. Bulk builds and incremental updates both go through here, which is
  * what makes them produce the same tree: a boundary depends only on the items since the last boundary.
  *
- * <p>Leaves close when the rolling hash of their entry bytes hits the pattern, or once they reach
- * {@link TreeParams#leafMaxBytes()}. Index nodes close after a child whose hash has its first 8 bytes
+ * <p>Leaves close after a key whose cut hash hits the pattern ({@link TreeParams#endsLeaf}), or once they hold
+ * {@link TreeParams#leafMaxKeys()} entries. Index nodes close after a child whose hash has its first 8 bytes
  * (big-endian) &amp; (indexTargetFanout - 1) == 0, or once they hold {@link TreeParams#indexMaxFanout()} children.
  */
 final class LevelBuilder {
@@ -23,7 +23,6 @@ final class LevelBuilder {
 
     private final List<Entry> entries = new ArrayList<>();
     private int bytes;
-    private final Buzhash buz;
 
     private final List<Hash> children = new ArrayList<>();
     private final List<Bytes> seps = new ArrayList<>();
@@ -37,7 +36,6 @@ final class LevelBuilder {
         this.level = level;
         this.params = params;
         this.src = src;
-        this.buz = level == 0 ? new Buzhash(params.leafMask()) : null;
     }
 
     boolean atBoundary() {
@@ -51,10 +49,8 @@ final class LevelBuilder {
 
     void addEntry(Entry e) {
         entries.add(e);
-        int len = e.encodedLength();
-        bytes += len;
-        boolean hit = buz.feed(e.array(), e.start(), len);
-        if (hit || bytes >= params.leafMaxBytes()) {
+        bytes += e.encodedLength();
+        if (params.endsLeaf(e) || entries.size() >= params.leafMaxKeys()) {
             closeLeaf();
         }
     }
@@ -111,7 +107,6 @@ final class LevelBuilder {
         fresh = false;
         entries.clear();
         bytes = 0;
-        buz.reset();
     }
 
     private void closeIndex() {

@@ -475,8 +475,8 @@ public abstract sealed class Node permits LeafNode, IndexNode {
         if (level == DELTA_TAG && FormatRule.NODE_LEVEL_OVER_254.enforced()) {
             throw new MalformedException("a delta record is not a node encoding");
         }
-        // Smallest item: an entry of a 1-byte key, no value, 1-byte version (36 bytes), or a child (33 bytes).
-        int count = r.count(1 << 20, level == 0 ? 36 : 1 + Hash.LENGTH, FormatRule.NODE_COUNT_OVER_LIMIT);
+        // Smallest item: an entry of a 1-byte key, no value, 1-byte version (4 bytes), or a child (33 bytes).
+        int count = r.count(1 << 20, level == 0 ? 4 : 1 + Hash.LENGTH, FormatRule.NODE_COUNT_OVER_LIMIT);
         if (count == 0 && FormatRule.NODE_EMPTY.enforced()) {
             throw new MalformedException("empty node");
         }

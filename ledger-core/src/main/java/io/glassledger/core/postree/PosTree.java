@@ -81,7 +81,7 @@ public final class PosTree {
         if (root.isZero()) {
             List<Entry> entries = new ArrayList<>();
             for (Mutation m : mutations) {
-                Entry e = maker.make(m, null, null);
+                Entry e = maker.make(m, null);
                 if (e != null) {
                     entries.add(checkKey(e, m));
                 }
@@ -96,7 +96,7 @@ public final class PosTree {
             near = c;
             LeafNode leaf = (LeafNode) c.top();
             Entry old = c.found ? leaf.entry(c.topIdx()) : null;
-            Entry neu = maker.make(m, old, old == null ? null : leaf.hash());
+            Entry neu = maker.make(m, old);
             if (neu == old || (neu != null && neu.equals(old))) {
                 continue;
             }
@@ -383,11 +383,9 @@ public final class PosTree {
 
     /**
      * The common case at the leaf level, without re-cutting: every region in the leaf at {@code s} replaces an entry
-     * by one of the same key. The leaf's only boundary is after its last entry, so re-cutting gives this leaf with
-     * the entries swapped exactly when no window that covers a new byte hits the rolling-hash pattern inside a
-     * non-last entry, the last entry hits iff it did, and the max-size cut still falls after the last entry and
-     * nowhere before. The windows span each changed entry and 47 bytes either side, which is all that is read: the
-     * other entries are not touched. Returns the index past the regions handled, or {@code r}.
+     * by one of the same key. Leaf boundaries depend on the keys alone (FORMAT §5.2), and the leaf keeps its keys
+     * and its count, so re-cutting would give this leaf with the entries swapped: no other entry is read. Returns
+     * the index past the regions handled, or {@code r}.
      */
     private int replaceEntriesInPlace(List<Region> regions, int r, Cursor s, List<Span> spans, List<Made> made) {
         LeafNode old = (LeafNode) s.top();
@@ -405,26 +403,15 @@ public final class PosTree {
         }
         int[] idx = new int[k - r];
         Entry[] es = new Entry[k - r];
-        long grow = 0;
         for (int j = r; j < k; j++) {
             Region g = regions.get(j);
             idx[j - r] = g.pos.topIdx();
             es[j - r] = (Entry) g.insert.get(0);
-            grow += es[j - r].encodedLength() - old.length(idx[j - r]);
-        }
-        long max = params.leafMaxBytes();
-        long total = old.encodedSizeHint();
-        long grown = total + grow;
-        int lastLen = idx[idx.length - 1] == n - 1 ? es[es.length - 1].encodedLength() : old.length(n - 1);
-        if (grown - lastLen >= max || (total >= max) != (grown >= max)) {
-            return r;
-        }
-        LeafNode leaf = old.withReplaced(idx, es, idx.length);
-        for (int i : idx) {
-            if (!Buzhash.boundaryKept(old, leaf, i, params.leafMask())) {
+            if (!old.entry(idx[j - r]).keyEquals(es[j - r])) {
                 return r;
             }
         }
+        LeafNode leaf = old.withReplaced(idx, es, idx.length);
         leaf.markFresh();
         leaf.knownKeys(old.firstKey(src), old.lastKey(src));
         leaf.deriveFrom(old);

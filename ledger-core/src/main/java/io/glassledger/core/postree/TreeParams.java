@@ -5,7 +5,7 @@ import static io.glassledger.verify.format.FormatRule.INDEX_MAX_OVER_1024;
 import static io.glassledger.verify.format.FormatRule.INDEX_TARGET_BELOW_2;
 import static io.glassledger.verify.format.FormatRule.INDEX_TARGET_NOT_POWER_OF_TWO;
 import static io.glassledger.verify.format.FormatRule.LEAF_MAX_BELOW_TARGET;
-import static io.glassledger.verify.format.FormatRule.LEAF_MAX_OVER_1_MIB;
+import static io.glassledger.verify.format.FormatRule.LEAF_MAX_OVER_LIMIT;
 import static io.glassledger.verify.format.FormatRule.LEAF_TARGET_BELOW_2;
 import static io.glassledger.verify.format.FormatRule.LEAF_TARGET_NOT_POWER_OF_TWO;
 import static io.glassledger.verify.format.FormatRule.PARAMS_OVER_DECODING_LIMIT;
@@ -14,30 +14,31 @@ import static io.glassledger.verify.format.FormatRule.PARAMS_TRAILING;
 import io.glassledger.verify.codec.ByteReader;
 import io.glassledger.verify.codec.ByteWriter;
 import io.glassledger.verify.codec.MalformedException;
+import io.glassledger.verify.entry.Entry;
+import io.glassledger.verify.hash.Hashing;
 
 /**
  * Chunking parameters. They are part of the format: a ledger records them in its genesis block, and the same
  * entries give the same root only under the same parameters.
  *
- * @param leafTargetBytes expected leaf size in encoded-entry bytes; a power of two (the pattern mask)
- * @param leafMaxBytes    a leaf is closed after the entry that brings it to at least this many bytes
+ * @param leafTargetKeys  expected keys a leaf; a power of two (the pattern mask of the keys' cut hashes)
+ * @param leafMaxKeys     a leaf is closed once it holds this many entries
  * @param indexTargetFanout expected children per index node; a power of two (the pattern mask)
  * @param indexMaxFanout  an index node is closed once it holds this many children
  */
-public record TreeParams(int leafTargetBytes, int leafMaxBytes, int indexTargetFanout, int indexMaxFanout) {
-    /** Rolling-hash window, in bytes. Fixed by the format. */
-    public static final int WINDOW = 48;
+public record TreeParams(int leafTargetKeys, int leafMaxKeys, int indexTargetFanout, int indexMaxFanout) {
     public static final int MAX_FANOUT = 1024;
-    public static final int MAX_LEAF_BYTES = 1 << 20;
+    /** The most entries a leaf may hold. */
+    public static final int MAX_LEAF_KEYS = 1 << 16;
 
-    public static final TreeParams DEFAULT = new TreeParams(4096, 32768, 64, 512);
+    public static final TreeParams DEFAULT = new TreeParams(8, 64, 64, 512);
 
     public TreeParams {
-        if (Integer.bitCount(leafTargetBytes) != 1 && LEAF_TARGET_NOT_POWER_OF_TWO.enforced()) {
-            throw new IllegalArgumentException("leafTargetBytes must be a power of two");
+        if (Integer.bitCount(leafTargetKeys) != 1 && LEAF_TARGET_NOT_POWER_OF_TWO.enforced()) {
+            throw new IllegalArgumentException("leafTargetKeys must be a power of two");
         }
-        if (leafTargetBytes < 2 && LEAF_TARGET_BELOW_2.enforced()) {
-            throw new IllegalArgumentException("leafTargetBytes must be at least 2");
+        if (leafTargetKeys < 2 && LEAF_TARGET_BELOW_2.enforced()) {
+            throw new IllegalArgumentException("leafTargetKeys must be at least 2");
         }
         if (Integer.bitCount(indexTargetFanout) != 1 && INDEX_TARGET_NOT_POWER_OF_TWO.enforced()) {
             throw new IllegalArgumentException("indexTargetFanout must be a power of two");
@@ -47,11 +48,11 @@ public record TreeParams(int leafTargetBytes, int leafMaxBytes, int indexTargetF
         if (indexTargetFanout < 2 && INDEX_TARGET_BELOW_2.enforced()) {
             throw new IllegalArgumentException("indexTargetFanout must be at least 2");
         }
-        if (leafMaxBytes < leafTargetBytes && LEAF_MAX_BELOW_TARGET.enforced()) {
-            throw new IllegalArgumentException("leafMaxBytes < leafTargetBytes");
+        if (leafMaxKeys < leafTargetKeys && LEAF_MAX_BELOW_TARGET.enforced()) {
+            throw new IllegalArgumentException("leafMaxKeys < leafTargetKeys");
         }
-        if (leafMaxBytes > MAX_LEAF_BYTES && LEAF_MAX_OVER_1_MIB.enforced()) {
-            throw new IllegalArgumentException("leafMaxBytes must be at most " + MAX_LEAF_BYTES);
+        if (leafMaxKeys > MAX_LEAF_KEYS && LEAF_MAX_OVER_LIMIT.enforced()) {
+            throw new IllegalArgumentException("leafMaxKeys must be at most " + MAX_LEAF_KEYS);
         }
         if ((indexMaxFanout < 2 || indexMaxFanout < indexTargetFanout) && INDEX_MAX_BELOW_TARGET.enforced()) {
             throw new IllegalArgumentException("indexMaxFanout must be at least max(2, indexTargetFanout)");
@@ -62,7 +63,17 @@ public record TreeParams(int leafTargetBytes, int leafMaxBytes, int indexTargetF
     }
 
     public int leafMask() {
-        return leafTargetBytes - 1;
+        return leafTargetKeys - 1;
+    }
+
+    /** FORMAT §5.2: a leaf ends after the key {@code a[off, off + len)} (unless its maximum ends it first). */
+    public boolean endsLeaf(byte[] a, int off, int len) {
+        return (Hashing.keyCut(a, off, len) & leafMask()) == 0;
+    }
+
+    /** FORMAT §5.2: a leaf ends after this entry's key. */
+    public boolean endsLeaf(Entry e) {
+        return endsLeaf(e.array(), Entry.keyOffsetAt(e.array(), e.start()), e.keyLength());
     }
 
     public long indexMask() {
@@ -70,7 +81,7 @@ public record TreeParams(int leafTargetBytes, int leafMaxBytes, int indexTargetF
     }
 
     public byte[] encode() {
-        return new ByteWriter().varint(leafTargetBytes).varint(leafMaxBytes).varint(indexTargetFanout)
+        return new ByteWriter().varint(leafTargetKeys).varint(leafMaxKeys).varint(indexTargetFanout)
                 .varint(indexMaxFanout).toByteArray();
     }
 

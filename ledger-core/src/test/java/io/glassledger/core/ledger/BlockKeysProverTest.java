@@ -32,7 +32,7 @@ class BlockKeysProverTest {
         long seed = System.nanoTime();
         System.out.println("BlockKeysProverTest seed " + seed);
         Random rnd = new Random(seed);
-        Ledger l = Ledger.openOrCreate(new InMemoryNodeStore(), new TreeParams(128, 1024, 4, 16), 0);
+        Ledger l = Ledger.openOrCreate(new InMemoryNodeStore(), new TreeParams(4, 32, 4, 16), 0);
         List<Mutation> load = new ArrayList<>();
         for (int i = 0; i < 600; i += 2) {
             load.add(Mutation.put(k(i), Bytes.utf8("v" + i)));

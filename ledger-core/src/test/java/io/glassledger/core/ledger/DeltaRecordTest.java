@@ -26,7 +26,7 @@ class DeltaRecordTest {
 
     /** A ledger of 2,000 keys, then 200 blocks each updating one key, so the same leaves change again and again. */
     private static Ledger ledgerWithRepeatedUpdates(InMemoryNodeStore store) {
-        Ledger l = Ledger.openOrCreate(store, new TreeParams(256, 2048, 4, 32), 0);
+        Ledger l = Ledger.openOrCreate(store, new TreeParams(8, 64, 4, 32), 0);
         List<Mutation> bulk = new ArrayList<>();
         for (int i = 0; i < 2000; i++) {
             bulk.add(Mutation.put(key(i), Bytes.utf8("v0-" + i)));
@@ -85,7 +85,7 @@ class DeltaRecordTest {
     @Test
     void boundaryChurn_neverClosesACycleOfDeltaBases() {
         InMemoryNodeStore store = new InMemoryNodeStore();
-        Ledger l = Ledger.openOrCreate(store, new TreeParams(64, 256, 2, 8), 0);
+        Ledger l = Ledger.openOrCreate(store, new TreeParams(2, 8, 2, 8), 0);
         java.util.Random rnd = new java.util.Random(11);
         for (int b = 1; b <= 400; b++) {
             java.util.TreeMap<Bytes, Mutation> w = new java.util.TreeMap<>();
@@ -133,7 +133,7 @@ class DeltaRecordTest {
     @Test
     void inserts_giveSizeChangingDeltas_thatReadBack() {
         InMemoryNodeStore store = new InMemoryNodeStore();
-        Ledger l = Ledger.openOrCreate(store, new TreeParams(256, 2048, 4, 32), 0);
+        Ledger l = Ledger.openOrCreate(store, new TreeParams(8, 64, 4, 32), 0);
         java.util.Random rnd = new java.util.Random(5);
         int sizeChanging = 0;
         for (int b = 1; b <= 150; b++) {

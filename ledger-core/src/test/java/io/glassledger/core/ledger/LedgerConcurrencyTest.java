@@ -32,7 +32,7 @@ class LedgerConcurrencyTest {
     }
 
     private static Ledger ledger(int filler) {
-        Ledger l = Ledger.openOrCreate(new InMemoryNodeStore(), new TreeParams(128, 1024, 4, 16), 0);
+        Ledger l = Ledger.openOrCreate(new InMemoryNodeStore(), new TreeParams(4, 32, 4, 16), 0);
         List<Mutation> writes = new ArrayList<>();
         for (int i = 0; i < filler; i++) {
             writes.add(Mutation.put(Bytes.utf8("filler-" + i), Bytes.utf8("v" + i)));

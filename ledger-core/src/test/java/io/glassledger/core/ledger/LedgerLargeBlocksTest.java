@@ -34,7 +34,7 @@ class LedgerLargeBlocksTest {
         System.out.println("LedgerLargeBlocksTest seed " + seed);
         SplittableRandom r = new SplittableRandom(seed);
         InMemoryNodeStore store = new InMemoryNodeStore();
-        Ledger ledger = Ledger.openOrCreate(store, new TreeParams(256, 2048, 8, 64), 0);
+        Ledger ledger = Ledger.openOrCreate(store, new TreeParams(8, 64, 8, 64), 0);
         TreeMap<Bytes, Bytes> model = new TreeMap<>();
         List<Bytes> keys = new ArrayList<>();
         for (int b = 1; b <= 8; b++) {

@@ -25,7 +25,7 @@ class LedgerProofSmokeTest {
 
     @Test
     void proofsVerifyAndTamperingFails() throws Exception {
-        Ledger l = Ledger.openOrCreate(new InMemoryNodeStore(), new TreeParams(128, 1024, 4, 16), 1000);
+        Ledger l = Ledger.openOrCreate(new InMemoryNodeStore(), new TreeParams(4, 32, 4, 16), 1000);
         for (int b = 1; b <= 20; b++) {
             List<Mutation> w = new ArrayList<>();
             for (int i = 0; i < 30; i++) {

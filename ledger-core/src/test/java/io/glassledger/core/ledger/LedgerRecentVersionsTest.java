@@ -27,7 +27,7 @@ class LedgerRecentVersionsTest {
     @Test
     void replacedNodes_serveProofsOfRecentBlocks_thenLeaveTheCache() throws VerificationException {
         CountingStore store = new CountingStore();
-        Ledger ledger = Ledger.openOrCreate(store, new TreeParams(256, 2048, 8, 64), 0, 256L << 20);
+        Ledger ledger = Ledger.openOrCreate(store, new TreeParams(8, 64, 8, 64), 0, 256L << 20);
         List<Mutation> bulk = new ArrayList<>();
         for (int i = 0; i < 2_000; i++) {
             bulk.add(Mutation.put(key(i), Bytes.utf8("v0-" + i)));

@@ -23,8 +23,7 @@ class NodeCacheTest {
     private static List<Node> sameStripe() {
         List<Node> out = new ArrayList<>();
         for (int i = 0; out.size() < 20; i++) {
-            Node n = LeafNode.of(List.of(Entry.of(Bytes.utf8(String.format("k%06d", i)), Bytes.utf8("v"), 1,
-                    Hash.ZERO)));
+            Node n = LeafNode.of(List.of(Entry.of(Bytes.utf8(String.format("k%06d", i)), Bytes.utf8("v"), 1)));
             if ((n.hash().hashCode() & 15) == 0) {
                 out.add(n);
             }
@@ -74,9 +73,9 @@ class NodeCacheTest {
         java.util.Map<Hash, Node> store = new java.util.HashMap<>();
         List<Entry> entries = new ArrayList<>();
         for (int i = 0; i < 3000; i++) {
-            entries.add(Entry.of(Bytes.utf8(String.format("k%06d", i)), Bytes.utf8("value " + i), 1, Hash.ZERO));
+            entries.add(Entry.of(Bytes.utf8(String.format("k%06d", i)), Bytes.utf8("value " + i), 1));
         }
-        PosTree.Result r = new PosTree(store::get, new TreeParams(128, 1024, 64, 512)).build(entries);
+        PosTree.Result r = new PosTree(store::get, new TreeParams(2, 16, 64, 512)).build(entries);
         r.created().forEach(n -> store.put(n.hash(), n));
         root[0] = (IndexNode) store.get(r.root());
         return store;

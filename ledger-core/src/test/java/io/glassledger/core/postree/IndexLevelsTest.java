@@ -73,7 +73,7 @@ class IndexLevelsTest {
 
     @Test
     void valueUpdates_patchNodesInPlace_andRehashOnlyTheirPaths() {
-        TreeParams p = new TreeParams(64, 512, 16, 64);
+        TreeParams p = new TreeParams(2, 16, 16, 64);
         Random r = new Random(7);
         MemNodes mem = new MemNodes();
         PosTree tree = new PosTree(mem, p);
@@ -144,7 +144,7 @@ class IndexLevelsTest {
 
     @Test
     void apply_refusesRunsOutOfOrderOrRange_andSeparatorsMissing() {
-        TreeParams p = new TreeParams(64, 512, 4, 16);
+        TreeParams p = new TreeParams(2, 16, 4, 16);
         Hash h = Hash.of(new byte[32]);
         IndexLevels two = IndexLevels.build(p, List.of(new IndexLevels.Leaf(h, 1, Bytes.EMPTY, 0),
                 new IndexLevels.Leaf(h, 2, Bytes.utf8("b"), 1)));

@@ -17,9 +17,9 @@ import io.glassledger.verify.hash.Hash;
 class NodeDecodeFuzzTest {
     /** Three entries, keys a, c, e. */
     static final LeafNode LEAF = LeafNode.of(java.util.List.of(
-            Entry.of(Bytes.utf8("a"), Bytes.utf8("1"), 1, Hash.ZERO),
-            Entry.of(Bytes.utf8("c"), null, 2, Hash.ZERO),
-            Entry.of(Bytes.utf8("e"), Bytes.EMPTY, 3, Hash.ZERO)));
+            Entry.of(Bytes.utf8("a"), Bytes.utf8("1"), 1),
+            Entry.of(Bytes.utf8("c"), null, 2),
+            Entry.of(Bytes.utf8("e"), Bytes.EMPTY, 3)));
     /** Three children at level 1, separators c and e. */
     static final IndexNode INDEX = new IndexNode(1, new Hash[] {Hash.ZERO, LEAF.hash(), Hash.ZERO},
             new Bytes[] {Bytes.EMPTY, Bytes.utf8("c"), Bytes.utf8("e")}, new long[] {1, 3, 2});

@@ -37,7 +37,7 @@ class PosTreeInPlaceTest {
             byte[] k = new byte[1 + r.nextInt(12)];
             r.nextBytes(k);
             Bytes key = Bytes.wrap(k);
-            model.put(key, Entry.of(key, value(r, 40), 1, Hash.ZERO));
+            model.put(key, Entry.of(key, value(r, 40), 1));
         }
         Hash root = mem.store(t.build(new ArrayList<>(model.values())));
         List<Bytes> pool = new ArrayList<>(model.keySet());
@@ -53,7 +53,7 @@ class PosTreeInPlaceTest {
             }
             Hash base = root;
             PosTree.Result res = t.apply(base, new ArrayList<>(batch.values()),
-                    (m, old, leaf) -> Entry.of(m.key(), m.value(), version, old == null ? Hash.ZERO : leaf));
+                    (m, old) -> Entry.of(m.key(), m.value(), version));
             java.util.Set<Hash> holding = new java.util.HashSet<>();
             for (Node n : res.created()) {
                 assertEquals(Node.decode(n.encode()).hash(), n.hash(), "created node hashes unlike its encoding");
@@ -74,7 +74,7 @@ class PosTreeInPlaceTest {
             root = mem.store(res);
             for (Mutation m : batch.values()) {
                 Entry before = new PosTree(mem, p).get(base, m.key());
-                model.put(m.key(), Entry.of(m.key(), m.value(), version, leafOf(mem, base, m.key(), before)));
+                model.put(m.key(), Entry.of(m.key(), m.value(), version));
             }
             assertEquals(mem.store(t.build(new ArrayList<>(model.values()))), root, "root after round " + round);
         }

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class PosTreeIncrementalHashTest {
 
     @ParameterizedTest
-    @CsvSource({"256, 1024, 4, 16", "128, 512, 2, 8", "512, 4096, 8, 64", "64, 512, 4, 8"})
+    @CsvSource({"8, 32, 4, 16", "4, 16, 2, 8", "16, 128, 8, 64", "2, 16, 4, 8"})
     void apply_singleKeyUpdates_createNodesThatHashLikeTheirEncoding(int lt, int lm, int it, int im) {
         TreeParams p = new TreeParams(lt, lm, it, im);
         MemNodes mem = new MemNodes();

@@ -227,17 +227,14 @@ class PosTreeStructureTest {
     }
 
     private static void checkLeaf(LeafNode leaf, TreeParams p, boolean lastOfLevel, String where) {
-        Buzhash buz = new Buzhash(p.leafMask());
-        int bytes = 0;
         int last = leaf.size() - 1;
+        assertTrue(leaf.size() <= p.leafMaxKeys(), "leaf of " + leaf.size() + " entries is over the maximum, " + where);
         for (int i = 0; i <= last; i++) {
-            byte[] enc = leaf.entry(i).encoded();
-            bytes += enc.length;
-            boolean hit = buz.feed(enc, 0, enc.length);
-            boolean closes = hit || bytes >= p.leafMaxBytes();
+            boolean hit = keyCutHits(leaf.entry(i).key(), p.leafTargetKeys());
+            boolean closes = hit || i + 1 >= p.leafMaxKeys();
             if (i < last) {
                 assertFalse(closes, "boundary inside leaf at entry " + i + " of " + leaf.size() + ", " + where
-                        + (hit ? " (pattern)" : " (max bytes)"));
+                        + (hit ? " (pattern)" : " (max keys)"));
             } else if (!lastOfLevel) {
                 assertTrue(closes, "leaf ends without a boundary, " + where);
             }
@@ -245,8 +242,25 @@ class PosTreeStructureTest {
                 assertTrue(leaf.entry(i - 1).key().compareTo(leaf.entry(i).key()) < 0, "leaf keys out of order");
             }
         }
-        int lastLen = leaf.entry(last).encodedLength();
-        assertTrue(bytes < p.leafMaxBytes() + lastLen, "leaf of " + bytes + " bytes is over the maximum, " + where);
+    }
+
+    /** FORMAT §5.2 written out here, apart from the code under test: H(04 || lp(key)), first 8 bytes, low bits 0. */
+    private static boolean keyCutHits(Bytes key, int target) {
+        try {
+            java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+            md.update((byte) 4);
+            int n = key.length();
+            while (n >= 0x80) {
+                md.update((byte) (n & 0x7f | 0x80));
+                n >>>= 7;
+            }
+            md.update((byte) n);
+            md.update(key.toByteArray());
+            long x = java.nio.ByteBuffer.wrap(md.digest()).getLong();
+            return (x & (target - 1)) == 0;
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
     }
 
     private static void checkIndex(IndexNode in, TreeParams p, boolean lastOfLevel, String where, NodeSource src) {

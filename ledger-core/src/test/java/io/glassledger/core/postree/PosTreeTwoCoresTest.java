@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * node, the tree must be the bulk build's, and every created node must hash as its encoding does.
  */
 class PosTreeTwoCoresTest {
-    private static final TreeParams SMALL = new TreeParams(256, 1024, 4, 32);
+    private static final TreeParams SMALL = new TreeParams(8, 32, 4, 32);
 
     @Test
     void largeBatches_giveTheBulkTree_andNodesThatHashAsTheirEncoding() {
@@ -43,7 +43,7 @@ class PosTreeTwoCoresTest {
                 batch.put(k, kind == 1 ? Mutation.delete(k) : Mutation.put(k, value(r)));
             }
             PosTree.Result res = t.apply(root, new ArrayList<>(batch.values()),
-                    (m, old, leaf) -> m.isDelete() ? null : Entry.of(m.key(), m.value(), 0, Hash.ZERO));
+                    (m, old) -> m.isDelete() ? null : Entry.of(m.key(), m.value(), 0));
             assertTrue(res.created().size() > 4 * SplitWork.MIN_ITEMS, "seed " + seed + ": batch too small to split");
             for (Node n : res.created()) {
                 assertEquals(Node.decode(n.encode()).hash(), n.hash(), "seed " + seed + ": level " + n.level());

@@ -29,11 +29,11 @@ final class TreeGen {
     }
 
     static Arbitrary<TreeParams> params() {
-        Arbitrary<Integer> leafTarget = Arbitraries.of(64, 128, 256);
-        // Sometimes leafMax == leafTarget, so leaves often close on size rather than on the pattern.
+        Arbitrary<Integer> leafTarget = Arbitraries.of(2, 4, 8);
+        // Sometimes leafMax == leafTarget, so leaves often close on their count rather than on the pattern.
         Arbitrary<Integer> leafMax = Arbitraries.frequencyOf(
                 Tuple.of(1, Arbitraries.just(0)),
-                Tuple.of(3, Arbitraries.integers().between(512, 1024)));
+                Tuple.of(3, Arbitraries.integers().between(16, 32)));
         Arbitrary<Integer> indexTarget = Arbitraries.of(2, 4, 8);
         Arbitrary<Integer> indexExtra = Arbitraries.integers().between(0, 12);
         return Combinators.combine(leafTarget, leafMax, indexTarget, indexExtra)
@@ -46,7 +46,7 @@ final class TreeGen {
      * forced by count and an edit can re-cut many nodes.
      */
     static Arbitrary<TreeParams> roomyParams() {
-        return Combinators.combine(Arbitraries.of(64, 128, 256), Arbitraries.integers().between(512, 1024),
+        return Combinators.combine(Arbitraries.of(2, 4, 8), Arbitraries.integers().between(16, 32),
                 Arbitraries.of(2, 4), Arbitraries.integers().between(8, 16)).as(TreeParams::new);
     }
 
@@ -94,12 +94,12 @@ final class TreeGen {
 
     static List<Entry> entries(Map<Bytes, Bytes> model) {
         List<Entry> out = new ArrayList<>(model.size());
-        model.forEach((k, v) -> out.add(Entry.of(k, v, 0, Hash.ZERO)));
+        model.forEach((k, v) -> out.add(Entry.of(k, v, 0)));
         return out;
     }
 
     static Entry entry(Bytes k, Bytes v) {
-        return v == null ? null : Entry.of(k, v, 0, Hash.ZERO);
+        return v == null ? null : Entry.of(k, v, 0);
     }
 
     /** Cuts {@code items} into consecutive batches of random sizes 1..maxBatch. */

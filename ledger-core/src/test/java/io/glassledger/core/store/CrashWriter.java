@@ -23,7 +23,7 @@ import java.util.TreeMap;
  * <p>Usage: {@code CrashWriter <dir> <seed>}
  */
 public final class CrashWriter {
-    static final TreeParams PARAMS = new TreeParams(256, 2048, 4, 32);
+    static final TreeParams PARAMS = new TreeParams(8, 64, 4, 32);
     static final long GENESIS_TS = 0;
     static final int KEYS_PER_BLOCK = 200;
     static final int KEY_SPACE = 4000;

@@ -166,7 +166,7 @@ abstract class NodeStoreContract {
     @Test
     void ledger_onThisStore_readsAndProvesWhatItWrote() throws VerificationException {
         Random r = new Random(5);
-        LedgerModel m = LedgerModel.random(store, new TreeParams(128, 1024, 4, 16), r, 12, 60, 40);
+        LedgerModel m = LedgerModel.random(store, new TreeParams(4, 32, 4, 16), r, 12, 60, 40);
         Ledger l = m.ledger();
         assertEquals(m.head() + 1, store.blockCount());
         for (long b = 0; b <= m.head(); b++) {

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class RocksDbNodeStoreTest extends NodeStoreContract {
-    private static final TreeParams PARAMS = new TreeParams(128, 1024, 4, 16);
+    private static final TreeParams PARAMS = new TreeParams(4, 32, 4, 16);
 
     @TempDir
     Path dir;
@@ -123,7 +123,7 @@ class RocksDbNodeStoreTest extends NodeStoreContract {
         // openOrCreate with other parameters refuses the existing ledger.
         reopen();
         assertThrows(LedgerException.class,
-                () -> Ledger.openOrCreate(store, new TreeParams(256, 1024, 4, 16), LedgerModel.GENESIS_TS));
+                () -> Ledger.openOrCreate(store, new TreeParams(8, 32, 4, 16), LedgerModel.GENESIS_TS));
         assertEquals(ref.ledger().digest(), Ledger.openOrCreate(store, PARAMS, 0).digest());
     }
 

@@ -26,7 +26,7 @@ import java.util.TreeMap;
  * </ul>
  */
 final class Fixtures {
-    static final TreeParams SMALL = new TreeParams(64, 512, 2, 8);
+    static final TreeParams SMALL = new TreeParams(2, 16, 2, 8);
     static final long GENESIS_TS = 1_700_000_000_000L;
 
     /** Written in blocks 1, 3, 8, 11 and deleted in 5: five versions, one a tombstone. */

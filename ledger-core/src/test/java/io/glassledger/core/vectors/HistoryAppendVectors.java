@@ -51,8 +51,8 @@ final class HistoryAppendVectors {
         history(file, "never-written", Fixtures.NEVER_KEY, 5, 12, "no versions: proven absent at the head");
         history(file, "deleted-latest", Fixtures.DELETED_KEY, 5, 12, "the newest version is a deletion");
         history(file, "at-older-digest", Fixtures.HISTORY_KEY, 10, 9, "the history as of the digest of block 9");
-        craftedForwardPrev(file);
-        craftedOlderLinks(file);
+        historyRuleCases(file);
+        craftedNotBackInTime(file);
         return file;
     }
 
@@ -100,7 +100,7 @@ final class HistoryAppendVectors {
                 o.put("limit", 1);
                 o.put("proof", Json.hex(one.proof().encode()));
                 c.invalidBecause("tombstone-latest-claimed-empty", "no versions claimed, with the limit-1 proof whose "
-                        + "head resolves the key to its tombstone: only the §12 step 3 check that the claim resolves "
+                        + "head resolves the key to its tombstone: only the §12 step 2 check that the claim resolves "
                         + "to no entry rejects it", o, "key has history but none was claimed");
             }
             v = versions.deepCopy();
@@ -138,9 +138,9 @@ final class HistoryAppendVectors {
             c.invalid("wrong-key", "a key that has history, with this proof",
                     override("key", Fixtures.HISTORY_KEY));
             ObjectNode o2 = Json.object();
-            o2.put("proof", Json.hex(new HistoryProof(h.proof().head(), List.of(new LowerProof(-1, null))).encode()));
-            c.invalidBecause("older-proof-without-versions", "the proof with one older-version proof (00, the empty "
-                    + "tree) for a history of no versions: only §12 step 3's rule that n is 0 rejects it", o2,
+            o2.put("proof", Json.hex(new HistoryProof(h.proof().head(), List.of(h.proof().head())).encode()));
+            c.invalidBecause("older-proof-without-versions", "the proof with one older-version proof (the head keys "
+                    + "proof again) for a history of no versions: only §12 step 2's rule that n is 0 rejects it", o2,
                     "older-version proofs for a history of no versions");
         }
         if (n == limit && l.history(key, n + 1, d).size() > n) {
@@ -155,125 +155,125 @@ final class HistoryAppendVectors {
 
     /**
      * The key's true history as of the block just before its newest version, proven by a head keys proof for that
-     * older block anchored in the digest (form 01) and that block's older-version proofs. Every proof part verifies;
-     * only §12 step 1's rule that the head is at the digest's block rejects it, and the history it claims leaves out
-     * the newest version.
+     * older block anchored in the digest (form 01) and that history's older keys proofs, also anchored in the digest.
+     * Every proof part verifies; only §12 step 1's rule that the head is at the digest's block rejects it, and the
+     * history it claims leaves out the newest version.
      */
     private void headAtOlderBlock(VectorFile.Case c, Bytes key, int limit, long d, long newest) {
         if (newest < 1) {
             return;
         }
         long b = newest - 1;
-        Ledger.History past = f.a.proveHistory(key, limit, b);
+        List<Version> past = f.a.history(key, limit, b);
         KeysProof head = f.a.proveKeys(List.of(key), b, d);
-        ObjectNode o = versionsOverride(versions(past.versions()));
-        o.put("proof", Json.hex(new HistoryProof(head, past.proof().older()).encode()));
+        ObjectNode o = versionsOverride(versions(past));
+        o.put("proof", Json.hex(new HistoryProof(head, olderProofs(f.a, key, past, limit, d)).encode()));
         c.invalidBecause("head-at-older-block", "the history as of block " + b + " (before the newest version), its "
                 + "head a keys proof for block " + b + " anchored in this digest", o,
                 "history must start from the digest's block");
     }
 
+    /** §12's older keys proofs for {@code versions}, each anchored in the digest of block {@code d}. */
+    private static List<KeysProof> olderProofs(Ledger l, Bytes key, List<Version> versions, int limit, long d) {
+        List<KeysProof> out = new ArrayList<>();
+        for (int i = 0; i < HistoryProof.olderCount(versions.size(), limit); i++) {
+            out.add(l.proveKeys(List.of(key), versions.get(i).blockNo() - 1, d));
+        }
+        return out;
+    }
+
     /**
-     * A one-block ledger built by hand, as a dishonest writer could: the key's entry (version 3) has a prev pointer
-     * to a leaf holding a newer version (5). Only the rule that versions go strictly back in time rejects it.
+     * Cases on ledger A's key {@link Fixtures#HISTORY_KEY} (versions at blocks 11, 8, 5 (a deletion), 3, 1) that
+     * only one §12 rule rejects: an older version shown at a block other than the one just before its successor,
+     * a history that stops just after a deletion while its limit asks for more, and a deletion claimed where the
+     * key had no entry.
      */
-    private static void craftedForwardPrev(VectorFile file) {
+    private void historyRuleCases(VectorFile file) {
+        Ledger l = f.a;
+        long d = 12;
+        Bytes key = Fixtures.HISTORY_KEY;
+        List<Version> all = l.history(key, 10, d);
+        ObjectNode in = Json.object();
+        in.set("digest", Json.digest(l.digest(d)));
+        Json.putBytes(in, "key", key);
+        in.put("limit", 2);
+        in.set("versions", versions(all.subList(0, 2)));
+        KeysProof head = l.proveKeys(List.of(key), d, d);
+        List<KeysProof> older = olderProofs(l, key, all.subList(0, 2), 2, d);
+        in.put("proof", Json.hex(new HistoryProof(head, older).encode()));
+        VectorFile.Case c = file.add("two-versions", "A", "the newest two versions of acct/007, limit 2", in);
+
+        // Version 8 is current at every block from 8 to 10: a proof at block 8 shows it as well as one at 10 does.
+        List<KeysProof> early = new ArrayList<>(older);
+        early.set(0, l.proveKeys(List.of(key), all.get(1).blockNo(), d));
+        ObjectNode o = Json.object();
+        o.put("proof", Json.hex(new HistoryProof(head, early).encode()));
+        c.invalidBecause("older-at-another-block", "the older version shown by a keys proof at block "
+                + all.get(1).blockNo() + " (where it is also current) rather than at block " + (all.get(0).blockNo() - 1)
+                + ", the block just before its successor: only §12 step 5.1 rejects it (a proof at an earlier block "
+                + "could skip versions)", o, "must be shown at block");
+
+        // Two versions under limit 3: the terminal proof at block 7 resolves the claim (key, none) to the tombstone
+        // of block 5, an older version that the history leaves out.
+        o = Json.object();
+        o.put("limit", 3);
+        o.put("proof", Json.hex(new HistoryProof(head, olderProofs(l, key, all.subList(0, 2), 3, d)).encode()));
+        c.invalidBecause("stops-after-a-deletion", "limit 3 with the newest two versions only; the last keys proof, at "
+                + "block " + (all.get(1).blockNo() - 1) + ", resolves the key to its deletion of block "
+                + all.get(2).blockNo() + ": only §12 step 5.5's rule that nothing precedes the oldest version rejects "
+                + "it", o, "but an older one exists");
+
+        Bytes single = Fixtures.SINGLE_KEY;
+        List<Version> one = l.history(single, 5, d);
+        Ledger.History h = l.proveHistory(single, 5, d);
+        List<Version> claimed = new ArrayList<>(one);
+        claimed.add(new Version(null, 0));
+        o = Json.object();
+        Json.putBytes(o, "key", single);
+        o.put("limit", 2);
+        o.set("versions", versions(claimed));
+        o.put("proof", Json.hex(h.proof().encode()));
+        c.invalidBecause("deletion-before-first-write", "acct/021, written once at block " + one.get(0).blockNo()
+                + ", claimed with a deletion before it (limit 2), with its limit-5 proof: the keys proof at block "
+                + (one.get(0).blockNo() - 1) + " shows the key absent, so only §12 step 5.4's rule that the older "
+                + "version is found rejects it", o, "the key has no entry at block");
+    }
+
+    /**
+     * A three-block ledger built by hand, as a dishonest writer could: block 2's tree holds k = v2 at version 2, and
+     * block 1's tree holds k = v9 also at version 2, a version from after its own block. The history claims both;
+     * only §12's rule that versions go strictly back in time rejects it.
+     */
+    private static void craftedNotBackInTime(VectorFile file) {
         Bytes k = Bytes.utf8("k");
-        LeafNode newer = LeafNode.of(List.of(Entry.of(k, Bytes.utf8("v5"), 5, Hash.ZERO)));
-        LeafNode head = LeafNode.of(List.of(Entry.of(k, Bytes.utf8("v3"), 3, newer.hash())));
-        Block block = new Block(0, Fixtures.GENESIS_TS, head.hash(), List.of(), new TreeMap<>());
-        Digest digest = new Digest(0, Hashing.digest(0, block.lowerRoot(), Hash.ZERO, block.bodyHash()));
-        KeysProof headProof = new KeysProof(0, new KeysProof.AtDigest(Hashing.digestTail(Hash.ZERO, block.bodyHash())),
-                new LowerProof(0, new LowerProof.Boundary(LowerProof.Leaf.claimed(0, 3, newer.hash()))));
-        LowerProof olderProof = new LowerProof(0,
-                new LowerProof.Boundary(LowerProof.Leaf.claimed(0, 5, Hash.ZERO)));
+        Bytes v2 = Bytes.utf8("v2");
+        Bytes v9 = Bytes.utf8("v9");
+        Block b0 = new Block(0, Fixtures.GENESIS_TS, Hash.ZERO, List.of(), new TreeMap<>());
+        Block b1 = new Block(1, Fixtures.GENESIS_TS, LeafNode.of(List.of(Entry.of(k, v9, 2))).hash(), List.of(),
+                new TreeMap<>());
+        Block b2 = new Block(2, Fixtures.GENESIS_TS, LeafNode.of(List.of(Entry.of(k, v2, 2))).hash(), List.of(),
+                new TreeMap<>());
+        Hash upper = Hashing.upperInner(b0.hash(), b1.hash());
+        Hash tail = Hashing.digestTail(upper, b2.bodyHash());
+        Digest digest = new Digest(2, Hashing.digest(2, b2.lowerRoot(), tail));
+        LowerProof claimed = new LowerProof(0, new LowerProof.Boundary(LowerProof.Leaf.claimed(0, 2)));
+        KeysProof head = new KeysProof(2, new KeysProof.AtDigest(tail), claimed);
+        KeysProof older = new KeysProof(1, new KeysProof.Older(b1.bodyHash(), List.of(b0.hash()), b2.lowerRoot(),
+                b2.bodyHash()), claimed);
         ObjectNode in = Json.object();
         in.set("digest", Json.digest(digest));
         Json.putBytes(in, "key", k);
         in.put("limit", 1);
-        in.set("versions", versions(List.of(new Version(Bytes.utf8("v3"), 3))));
-        in.put("proof", Json.hex(new HistoryProof(headProof, List.of()).encode()));
-        VectorFile.Case c = file.add("crafted-forward-prev", "crafted", "a hand-built block 0 whose entry (version 3) "
-                + "points back to a leaf holding version 5, as a dishonest writer could build", in);
-        c.invalid("limit-raised", "a larger limit while an older entry is linked", longOverride("limit", 2));
+        in.set("versions", versions(List.of(new Version(v2, 2))));
+        in.put("proof", Json.hex(new HistoryProof(head, List.of()).encode()));
+        VectorFile.Case c = file.add("crafted-three-blocks", "crafted", "a hand-built ledger of blocks 0..2: block 2 "
+                + "holds k = v2 (version 2), block 1 holds k = v9, also marked version 2", in);
         ObjectNode o = Json.object();
         o.put("limit", 2);
-        o.set("versions", versions(List.of(new Version(Bytes.utf8("v3"), 3), new Version(Bytes.utf8("v5"), 5))));
-        o.put("proof", Json.hex(new HistoryProof(headProof, List.of(olderProof)).encode()));
-        c.invalid("version-goes-forward", "the linked entry's version (5) is not older than its successor's (3)", o);
-    }
-
-    /**
-     * Hand-built block-0 trees, as a dishonest writer could build them, whose key k has a version at block 3 with a
-     * prev pointer to an older version's leaf. Valid: prev names the leaf holding k's version at block 1. The
-     * mutations point prev elsewhere, each time at something whose proof matches the pointer: an index node above that
-     * leaf (only §12 step 5.1's one-leaf rule rejects it), and a leaf without k (only step 5.3's rule that the older
-     * version is found rejects it; a verifier that read "none" as a deletion at block 0 would accept it).
-     */
-    private static void craftedOlderLinks(VectorFile file) {
-        Bytes k = Bytes.utf8("k");
-        Bytes v1 = Bytes.utf8("v1");
-        Bytes v3 = Bytes.utf8("v3");
-        LeafNode older = LeafNode.of(List.of(Entry.of(k, v1, 1, Hash.ZERO)));
-        LowerProof olderProof = new LowerProof(0, new LowerProof.Boundary(LowerProof.Leaf.claimed(0, 1, Hash.ZERO)));
-        ObjectNode in = crafted(k, v3, older.hash(), olderProof);
-        in.put("limit", 2);
-        in.set("versions", versions(List.of(new Version(v3, 3), new Version(v1, 1))));
-        VectorFile.Case c = file.add("crafted-two-versions", "crafted", "a hand-built block 0 whose entry k = v3 "
-                + "(version 3) points back to a leaf holding k = v1 (version 1)", in);
-
-        LeafNode other = LeafNode.of(List.of(Entry.of(Bytes.utf8("m"), Bytes.utf8("vm"), 1, Hash.ZERO)));
-        Node index = Node.decode(new ByteWriter().u8(1).varint(2).varint(1).hash(older.hash())
-                .lengthPrefixed(Bytes.utf8("m")).varint(1).hash(other.hash()).toByteArray());
-        LowerProof inIndex = new LowerProof(1, new LowerProof.Boundary(new LowerProof.Inner(Bytes.utf8("m"),
-                new LowerProof.Boundary(LowerProof.Leaf.claimed(0, 1, Hash.ZERO)),
-                new LowerProof.Pruned(other.hash()))));
-        ObjectNode o = crafted(k, v3, index.hash(), inIndex);
-        c.invalidBecause("older-in-an-index-node", "another hand-built block 0 whose entry k = v3 points back to a "
-                + "level-1 index node above the leaf of k = v1 (and a leaf of m): the older version is proven inside "
-                + "that node, root level 1. Only §12 step 5.1 (one leaf, root level 0) rejects it", o,
-                "must be proven inside one leaf");
-
-        Bytes j = Bytes.utf8("j");
-        Bytes vj = Bytes.utf8("vj");
-        LeafNode without = LeafNode.of(List.of(Entry.of(j, vj, 1, Hash.ZERO)));
-        LowerProof absent = new LowerProof(0, new LowerProof.Boundary(LowerProof.Leaf.hashed(j,
-                Hashing.value(vj.unsafeArray(), 0, vj.length()), 1, Hash.ZERO)));
-        o = crafted(k, v3, without.hash(), absent);
-        List<Version> deleted = new ArrayList<>();
-        deleted.add(new Version(v3, 3));
-        deleted.add(new Version(null, 0));
-        o.set("versions", versions(deleted));
-        c.invalidBecause("older-missing-from-its-leaf", "another hand-built block 0 whose entry k = v3 points back to "
-                + "a leaf that holds only j; claimed versions v3 at 3 and a deletion at 0. The older proof shows k "
-                + "absent from the leaf prev names. Only §12 step 5.3's rule that the older version is found rejects "
-                + "it", o, "older version missing from its leaf");
-
-        o = Json.object();
-        o.put("proof", Json.hex(new HistoryProof(headProof(k, v3, older.hash()),
-                List.of(new LowerProof(-1, null))).encode()));
-        c.invalid("older-empty-tree-proof", "the older version's proof replaced by 00, the empty tree's (root level "
-                + "field 0): not a proof over one leaf (§12 step 5.1)", o);
-    }
-
-    /** Digest and history proof of a block 0 whose tree is the single leaf k = value, version 3, prev. */
-    private static ObjectNode crafted(Bytes k, Bytes value, Hash prev, LowerProof older) {
-        LeafNode head = LeafNode.of(List.of(Entry.of(k, value, 3, prev)));
-        Block block = new Block(0, Fixtures.GENESIS_TS, head.hash(), List.of(), new TreeMap<>());
-        ObjectNode in = Json.object();
-        in.set("digest", Json.digest(new Digest(0, Hashing.digest(0, block.lowerRoot(), Hash.ZERO,
-                block.bodyHash()))));
-        Json.putBytes(in, "key", k);
-        in.put("proof", Json.hex(new HistoryProof(headProof(k, value, prev), List.of(older)).encode()));
-        return in;
-    }
-
-    /** The head keys proof of {@link #crafted}'s block. */
-    private static KeysProof headProof(Bytes k, Bytes value, Hash prev) {
-        LeafNode head = LeafNode.of(List.of(Entry.of(k, value, 3, prev)));
-        Block block = new Block(0, Fixtures.GENESIS_TS, head.hash(), List.of(), new TreeMap<>());
-        return new KeysProof(0, new KeysProof.AtDigest(Hashing.digestTail(Hash.ZERO, block.bodyHash())),
-                new LowerProof(0, new LowerProof.Boundary(LowerProof.Leaf.claimed(0, 3, prev))));
+        o.set("versions", versions(List.of(new Version(v2, 2), new Version(v9, 2))));
+        o.put("proof", Json.hex(new HistoryProof(head, List.of(older)).encode()));
+        c.invalidBecause("version-not-older", "both versions claimed, the second from block 1's tree: its version (2) "
+                + "is not older than its successor's (2)", o, "strictly back in time");
     }
 
     private void historyProofMutations(VectorFile.Case c, HistoryProof p, int n, int limit) {
@@ -299,11 +299,10 @@ final class HistoryAppendVectors {
                     new HistoryProof(Tamper.withLower(head, owner), p.older()).encode());
         }
         if (!p.older().isEmpty()) {
-            List<LowerProof> older = new ArrayList<>(p.older());
-            LowerProof o0 = older.get(0);
-            older.set(0, new LowerProof(1, new LowerProof.Boundary(o0.root())));
-            c.invalidProof("older-root-level-1", "an older version's proof as a level-1 node whose only child is the "
-                    + "leaf: root level 1, but it must be one leaf", new HistoryProof(head, older).encode());
+            List<KeysProof> older = new ArrayList<>(p.older());
+            older.set(0, head);
+            c.invalidProof("older-is-the-head", "the first older proof replaced by the head keys proof",
+                    new HistoryProof(head, older).encode());
             older = new ArrayList<>(p.older());
             older.remove(older.size() - 1);
             c.invalidProof("older-proof-dropped", "the last older-version proof removed",

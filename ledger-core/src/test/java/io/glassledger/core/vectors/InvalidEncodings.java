@@ -22,17 +22,17 @@ final class InvalidEncodings {
 
     static ArrayNode treeParams() {
         ArrayNode a = Json.array();
-        bad(a, "leaf-max-bytes-over-1-MiB", "leafMaxBytes 2^20 + 1", 64, (1 << 20) + 1, 2, 8);
-        bad(a, "index-max-fanout-over-1024", "indexMaxFanout 1025", 64, 512, 2, 1025);
-        bad(a, "leaf-target-not-power-of-two", "leafTargetBytes 48", 48, 512, 2, 8);
-        bad(a, "leaf-target-below-2", "leafTargetBytes 1", 1, 512, 2, 8);
-        bad(a, "index-target-not-power-of-two", "indexTargetFanout 6", 64, 512, 6, 8);
+        bad(a, "leaf-max-keys-over-2^16", "leafMaxKeys 2^16 + 1", 8, (1 << 16) + 1, 2, 8);
+        bad(a, "index-max-fanout-over-1024", "indexMaxFanout 1025", 8, 256, 2, 1025);
+        bad(a, "leaf-target-not-power-of-two", "leafTargetKeys 6", 6, 256, 2, 8);
+        bad(a, "leaf-target-below-2", "leafTargetKeys 1", 1, 256, 2, 8);
+        bad(a, "index-target-not-power-of-two", "indexTargetFanout 6", 8, 256, 6, 8);
         bad(a, "index-target-1", "indexTargetFanout 1 (2^0): every child would close its index node, and a tree "
-                + "build would never reduce to one root", 64, 512, 1, 8);
-        bad(a, "leaf-max-below-target", "leafMaxBytes 32 < leafTargetBytes 64", 64, 32, 2, 8);
-        bad(a, "index-max-below-target", "indexMaxFanout 4 < indexTargetFanout 8", 64, 512, 8, 4);
+                + "build would never reduce to one root", 8, 256, 1, 8);
+        bad(a, "leaf-max-below-target", "leafMaxKeys 4 < leafTargetKeys 8", 8, 4, 2, 8);
+        bad(a, "index-max-below-target", "indexMaxFanout 4 < indexTargetFanout 8", 8, 256, 8, 4);
         bad(a, "index-max-over-decoding-limit", "indexMaxFanout 2^20 + 1: over the varint limit",
-                64, 512, 2, (1 << 20) + 1);
+                8, 256, 2, (1 << 20) + 1);
         String dflt = Json.hex(TreeParams.DEFAULT.encode());
         badHex(a, "trailing-byte", "DEFAULT followed by 00", dflt + "00");
         badHex(a, "truncated", "DEFAULT without its last byte", dflt.substring(0, dflt.length() - 2));
@@ -111,8 +111,8 @@ final class InvalidEncodings {
                 java.util.Arrays.copyOf(index, index.length + 1));
         badNode(out, "index-truncated", "a real index node without its last byte",
                 java.util.Arrays.copyOf(index, index.length - 1));
-        Entry a = Entry.of(Bytes.utf8("b"), Bytes.utf8("1"), 1, Hash.ZERO);
-        Entry b = Entry.of(Bytes.utf8("a"), Bytes.utf8("2"), 1, Hash.ZERO);
+        Entry a = Entry.of(Bytes.utf8("b"), Bytes.utf8("1"), 1);
+        Entry b = Entry.of(Bytes.utf8("a"), Bytes.utf8("2"), 1);
         ByteWriter w = new ByteWriter().u8(0).varint(2);
         a.write(w);
         b.write(w);
@@ -121,11 +121,11 @@ final class InvalidEncodings {
         a.write(w);
         a.write(w);
         badNode(out, "leaf-duplicate-key", "entry b twice", w.toByteArray());
-        badNode(out, "leaf-empty-key", "one entry whose key is empty (00): value 76, version 1, prev ZERO",
-                new ByteWriter().u8(0).varint(1).varint(0).varint(2).u8('v').varint(1).hash(Hash.ZERO).toByteArray());
+        badNode(out, "leaf-empty-key", "one entry whose key is empty (00): value 76, version 1",
+                new ByteWriter().u8(0).varint(1).varint(0).varint(2).u8('v').varint(1).toByteArray());
         badNode(out, "leaf-key-over-1024-bytes", "one entry whose key has 1025 bytes",
                 new ByteWriter().u8(0).varint(1).lengthPrefixed(Bytes.wrap(filled(1025, 'k'))).varint(2).u8('v')
-                        .varint(1).hash(Hash.ZERO).toByteArray());
+                        .varint(1).toByteArray());
         badNode(out, "node-count-over-2^20", "count 2^20 + 1",
                 new ByteWriter().u8(0).varint((1 << 20) + 1).toByteArray());
         return out;

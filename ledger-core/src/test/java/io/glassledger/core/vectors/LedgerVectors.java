@@ -109,14 +109,14 @@ final class LedgerVectors {
     private static ArrayNode invalidGenesis(Ledger l) {
         Block g = l.block(0);
         ArrayNode out = Json.array();
-        badGenesis(out, "format-glassledger-2", "format glassledger/2: the previous revision, whose hashes differ",
-                g, "format", Bytes.utf8("glassledger/2"));
+        badGenesis(out, "format-glassledger-3", "format glassledger/3: the previous revision, whose entries, leaves and "
+                + "hashes differ", g, "format", Bytes.utf8("glassledger/3"));
         badGenesis(out, "format-missing", "no format", g, "format", null);
         badGenesis(out, "hash-sha-512", "hash SHA-512", g, "hash", Bytes.utf8("SHA-512"));
         badGenesis(out, "tree-missing", "no tree parameters", g, "tree", null);
-        badGenesis(out, "tree-index-target-1", "tree parameters (64, 512, 1, 8): indexTargetFanout 1, under which a "
+        badGenesis(out, "tree-index-target-1", "tree parameters (2, 16, 1, 8): indexTargetFanout 1, under which a "
                 + "tree build never reduces to one root", g, "tree",
-                Bytes.wrap(new ByteWriter().varint(64).varint(512).varint(1).varint(8).toByteArray()));
+                Bytes.wrap(new ByteWriter().varint(2).varint(16).varint(1).varint(8).toByteArray()));
         return out;
     }
 

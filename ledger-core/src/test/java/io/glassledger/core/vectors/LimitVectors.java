@@ -72,7 +72,7 @@ final class LimitVectors {
             LowerProof proof = new LowerProof(0, new Boundary(claimed()));
             // Hashed directly (§3), since no Entry can hold a 1025-byte key.
             Hash valueHash = Hashing.value(new byte[] {'v'}, 0, 1);
-            Hash root = Hashing.node(0, Hashing.entry(k, 0, k.length, valueHash, 1, Hash.ZERO));
+            Hash root = Hashing.node(0, Hashing.entry(k, 0, k.length, valueHash, 1));
             if (len == 0) {
                 add(out, "claim-key-empty", false, "cannot be an entry", "a crafted leaf holding one entry with an "
                         + "empty key, claimed: the hashes match, but no entry can hold the claim", proof, Bytes.wrap(k),
@@ -91,8 +91,8 @@ final class LimitVectors {
             byte[] k = new byte[len];
             Arrays.fill(k, (byte) 'n');
             Hash valueHash = Hashing.value(new byte[] {'v'}, 0, 1);
-            LowerProof proof = new LowerProof(0, new Boundary(Leaf.hashed(Bytes.wrap(k), valueHash, 1, Hash.ZERO)));
-            Hash root = Hashing.node(0, Hashing.entry(k, 0, k.length, valueHash, 1, Hash.ZERO));
+            LowerProof proof = new LowerProof(0, new Boundary(Leaf.hashed(Bytes.wrap(k), valueHash, 1)));
+            Hash root = Hashing.node(0, Hashing.entry(k, 0, k.length, valueHash, 1));
             add(out, "verifyNonExistence", len == 0 ? "neighbour-key-empty" : "neighbour-key-1025-bytes", false,
                     len == 0 ? "empty key" : "exceeds limit", "a crafted leaf holding one entry, with "
                             + (len == 0 ? "an empty key" : "a 1025-byte key") + ", shown in hashed form as the "
@@ -133,7 +133,7 @@ final class LimitVectors {
     private static List<Entry> entries(int n) {
         List<Entry> out = new java.util.ArrayList<>();
         for (int i = 1; i <= n; i++) {
-            out.add(Entry.of(Bytes.utf8(String.format("a%02d", i)), Bytes.utf8("v" + i), 1, Hash.ZERO));
+            out.add(Entry.of(Bytes.utf8(String.format("a%02d", i)), Bytes.utf8("v" + i), 1));
         }
         return out;
     }
@@ -161,7 +161,7 @@ final class LimitVectors {
     }
 
     private static Leaf claimed() {
-        return Leaf.claimed(0, 1, Hash.ZERO);
+        return Leaf.claimed(0, 1);
     }
 
     private static Hash hash(int seed) {
@@ -257,7 +257,7 @@ final class LimitVectors {
     private static Part leafPart(LeafNode leaf, int lo, int hi, Bytes k) {
         if (hi - lo == 1) {
             Entry e = leaf.entry(lo);
-            return e.key().equals(k) ? Leaf.claimed(0, e.version(), e.prev()) : new Pruned(e.hash());
+            return e.key().equals(k) ? Leaf.claimed(0, e.version()) : new Pruned(e.hash());
         }
         int mid = Node.countSplit(lo, hi);
         Bytes sep = leaf.separator(mid);

@@ -15,7 +15,6 @@ import io.glassledger.core.postree.Node;
 import io.glassledger.core.postree.NodeSource;
 import io.glassledger.core.postree.PosTree;
 import io.glassledger.core.postree.TreeParams;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -35,18 +34,17 @@ final class PrimitiveVectors {
 
     String entryHash() {
         ObjectNode root = header("entry-hash", "canonical (storage) entry encoding; the value hash H(03 || value) "
-                + "(null for a tombstone); the hashed form lp(key) || valueRef || varint version || prev, valueRef "
+                + "(null for a tombstone); the hashed form lp(key) || valueRef || varint version, valueRef "
                 + "being 00 for a tombstone or 01 || valueHash; and the entry hash H(00 || hashed form)");
         ArrayNode v = root.putArray("vectors");
         Random rnd = new Random(0xE7);
-        entry(v, "simple", Entry.of(Bytes.utf8("a"), Bytes.utf8("b"), 0, Hash.ZERO));
-        entry(v, "tombstone", Entry.tombstone(Bytes.utf8("acct/007"), 5, randomHash(rnd)));
-        entry(v, "empty-value", Entry.of(Bytes.utf8("p"), Bytes.EMPTY, 1, Hash.ZERO));
-        entry(v, "two-byte-varints", Entry.of(Fixtures.LONG_KEY, Bytes.utf8("L".repeat(200)), 300, randomHash(rnd)));
-        entry(v, "max-version", Entry.of(Bytes.utf8("v"), Bytes.utf8("max"), Long.MAX_VALUE, randomHash(rnd)));
-        entry(v, "binary", Entry.of(Bytes.wrap(new byte[] {(byte) 0xff, 0x00}), randomBytes(rnd, 1000), 127,
-                Hash.ZERO));
-        entry(v, "max-key", Entry.of(randomBytes(rnd, Entry.MAX_KEY_BYTES), Bytes.utf8("k"), 128, Hash.ZERO));
+        entry(v, "simple", Entry.of(Bytes.utf8("a"), Bytes.utf8("b"), 0));
+        entry(v, "tombstone", Entry.tombstone(Bytes.utf8("acct/007"), 5));
+        entry(v, "empty-value", Entry.of(Bytes.utf8("p"), Bytes.EMPTY, 1));
+        entry(v, "two-byte-varints", Entry.of(Fixtures.LONG_KEY, Bytes.utf8("L".repeat(200)), 300));
+        entry(v, "max-version", Entry.of(Bytes.utf8("v"), Bytes.utf8("max"), Long.MAX_VALUE));
+        entry(v, "binary", Entry.of(Bytes.wrap(new byte[] {(byte) 0xff, 0x00}), randomBytes(rnd, 1000), 127));
+        entry(v, "max-key", Entry.of(randomBytes(rnd, Entry.MAX_KEY_BYTES), Bytes.utf8("k"), 128));
         return Json.write(root);
     }
 
@@ -77,26 +75,26 @@ final class PrimitiveVectors {
             System.arraycopy(v, 0, pre, 1, v.length);
             w.u8(1).hash(Hashing.raw(pre));
         }
-        return w.varint(e.version()).hash(e.prev()).toByteArray();
+        return w.varint(e.version()).toByteArray();
     }
 
     static void putEntry(ObjectNode o, Entry e) {
         o.put("key", e.key().hex());
         Json.putBytes(o, "value", e.value());
         o.put("version", e.version());
-        o.put("prev", e.prev().hex());
     }
 
     // ---------------------------------------------------------------- primitives
 
     String primitives() {
-        ObjectNode root = header("primitives", "domain tags, integer encodings, byte order, separators, the rolling-hash"
-                + " table, tree parameters and one example of every hash");
+        ObjectNode root = header("primitives", "domain tags, integer encodings, byte order, separators, the key cut hashes"
+                + " (leaf boundaries), tree parameters and one example of every hash");
         ObjectNode tags = root.putObject("tags");
         tags.put("entry", "00");
         tags.put("inner", "01");
         tags.put("node", "02");
         tags.put("value", "03");
+        tags.put("keyCut", "04");
         tags.put("block", "10");
         tags.put("body", "11");
         tags.put("digest", "20");
@@ -140,15 +138,24 @@ final class PrimitiveVectors {
         sep(seps, Bytes.fromHex("8000"), Bytes.fromHex("ff"));
         sep(seps, Bytes.fromHex("00"), Bytes.fromHex("0000"));
         sep(seps, Bytes.fromHex("01ff"), Bytes.fromHex("0200"));
-        ArrayNode table = root.putArray("buzhashTable");
-        for (int t : RollingHash.TABLE) {
-            table.add(String.format("%08x", t));
+        ArrayNode cuts = root.putArray("keyCuts");
+        for (String k : new String[] {"61", "62", "6163", "616363742f303037", "00", "ff", "0000", "ffff00"}) {
+            ObjectNode o = cuts.addObject();
+            o.put("key", k);
+            o.put("cut", String.format("%016x", keyCut(Bytes.fromHex(k))));
+        }
+        Random cr = new Random(0xC07);
+        for (int i = 0; i < 8; i++) {
+            Bytes k = randomBytes(cr, 1 + cr.nextInt(40));
+            ObjectNode o = cuts.addObject();
+            o.put("key", k.hex());
+            o.put("cut", String.format("%016x", keyCut(k)));
         }
         ArrayNode params = root.putArray("treeParams");
         treeParams(params, "DEFAULT", TreeParams.DEFAULT);
         treeParams(params, "SMALL", Fixtures.SMALL);
         treeParams(params, "MINIMA", new TreeParams(2, 2, 2, 2));
-        treeParams(params, "MAXIMA", new TreeParams(TreeParams.MAX_LEAF_BYTES, TreeParams.MAX_LEAF_BYTES,
+        treeParams(params, "MAXIMA", new TreeParams(TreeParams.MAX_LEAF_KEYS, TreeParams.MAX_LEAF_KEYS,
                 TreeParams.MAX_FANOUT, TreeParams.MAX_FANOUT));
         root.set("treeParamsInvalid", InvalidEncodings.treeParams());
         root.set("countSplits", countSplits());
@@ -265,8 +272,8 @@ final class PrimitiveVectors {
 
     static ObjectNode treeParams(TreeParams p) {
         ObjectNode o = Json.object();
-        o.put("leafTargetBytes", p.leafTargetBytes());
-        o.put("leafMaxBytes", p.leafMaxBytes());
+        o.put("leafTargetKeys", p.leafTargetKeys());
+        o.put("leafMaxKeys", p.leafMaxKeys());
         o.put("indexTargetFanout", p.indexTargetFanout());
         o.put("indexMaxFanout", p.indexMaxFanout());
         o.put("encoding", Json.hex(p.encode()));
@@ -330,11 +337,12 @@ final class PrimitiveVectors {
         tree(v, "single-entry", Fixtures.SMALL, randomEntries(rnd, 1, 8, 16), true, null);
         tree(v, "tiny", Fixtures.SMALL, randomEntries(rnd, 14, 6, 24), true, null);
         tree(v, "small-params-200", Fixtures.SMALL, randomEntries(rnd, 200, 12, 40), false, null);
-        tree(v, "leaf-max-bytes", new TreeParams(256, 300, 2, 8), randomEntries(rnd, 60, 8, 120), true, null);
-        tree(v, "leaf-max-bytes-exact", new TreeParams(64, 128, 2, 8), fixedSizeEntries(rnd, 60), true, null);
-        tree(v, "index-max-fanout", new TreeParams(64, 512, 8, 8), randomEntries(rnd, 150, 8, 30), false, null);
+        tree(v, "leaf-max-keys", new TreeParams(16, 16, 2, 8), randomEntries(rnd, 60, 8, 120), true, null);
+        tree(v, "leaf-max-keys-2", new TreeParams(2, 2, 2, 8), randomEntries(rnd, 30, 4, 25), true, null);
+        tree(v, "index-max-fanout", new TreeParams(2, 16, 8, 8), randomEntries(rnd, 150, 8, 30), false, null);
         tree(v, "default-params", TreeParams.DEFAULT, randomEntries(rnd, 600, 16, 48), false, null);
-        tree(v, "weighted-index-splits", new TreeParams(64, 256, 4, 16), mixedSizeEntries(rnd, 90), true, null);
+        tree(v, "large-values", new TreeParams(2, 16, 2, 8), largeValueEntries(rnd, 40), false, null);
+        tree(v, "weighted-index-splits", new TreeParams(8, 64, 4, 16), randomEntries(rnd, 160, 4, 8), true, null);
         tree(v, "ledger-A-head", Fixtures.SMALL, entriesAt(f.a, 12), false, "A");
         tree(v, "ledger-C-head", TreeParams.DEFAULT, entriesAt(f.dflt, 2), false, "C");
         root.set("invalidNodes", InvalidEncodings.nodes(v));
@@ -430,18 +438,14 @@ final class PrimitiveVectors {
     /** Which rule closed a node that is not the last of its level; throws if none would have. */
     private static String closedBy(Node n, TreeParams p) {
         if (n instanceof LeafNode leaf) {
-            RollingHash h = new RollingHash(p.leafMask());
-            int bytes = 0;
             for (int i = 0; i < leaf.size(); i++) {
-                byte[] enc = leaf.entry(i).encoded();
-                bytes += enc.length;
-                boolean hit = h.feed(enc);
+                boolean hit = (keyCut(leaf.entry(i).key()) & (p.leafTargetKeys() - 1)) == 0;
                 boolean last = i == leaf.size() - 1;
-                if ((hit || bytes >= p.leafMaxBytes()) != last) {
+                if ((hit || i + 1 >= p.leafMaxKeys()) != last) {
                     throw new IllegalStateException("leaf boundary rule broken at entry " + i + " of " + leaf);
                 }
                 if (last) {
-                    return hit ? "leaf-pattern" : "leaf-max-bytes";
+                    return hit ? "leaf-pattern" : "leaf-max-keys";
                 }
             }
         }
@@ -471,36 +475,15 @@ final class PrimitiveVectors {
         return out;
     }
 
-    /**
-     * Small entries (about 40 bytes) mixed with large ones (over 256 bytes, so under leafMaxBytes 256 each closes
-     * its leaf): leaves of very different entry counts, so index nodes split by weight, not by child count.
-     */
-    private static List<Entry> mixedSizeEntries(Random rnd, int n) {
+    /** Entries with values of 1 to 4 KiB: leaves are cut by keys alone, so values this large change no boundary. */
+    private static List<Entry> largeValueEntries(Random rnd, int n) {
         TreeSet<Bytes> keys = new TreeSet<>();
         while (keys.size() < n) {
             keys.add(randomBytes(rnd, 2 + rnd.nextInt(3)));
         }
         List<Entry> out = new ArrayList<>();
         for (Bytes k : keys) {
-            Bytes value = rnd.nextInt(6) == 0 ? randomBytes(rnd, 260 + rnd.nextInt(40)) : randomBytes(rnd, rnd.nextInt(4));
-            out.add(Entry.of(k, value, rnd.nextInt(100), Hash.ZERO));
-        }
-        return out;
-    }
-
-    /** Entries whose encodings are exactly 64 bytes, so two of them reach a leafMaxBytes of 128 exactly. */
-    private static List<Entry> fixedSizeEntries(Random rnd, int n) {
-        TreeSet<Bytes> keys = new TreeSet<>();
-        while (keys.size() < n) {
-            keys.add(randomBytes(rnd, 4));
-        }
-        List<Entry> out = new ArrayList<>();
-        for (Bytes k : keys) {
-            Entry e = Entry.of(k, randomBytes(rnd, 25), rnd.nextInt(128), randomHash(rnd));
-            if (e.encodedLength() != 64) {
-                throw new IllegalStateException("entry is " + e.encodedLength() + " bytes");
-            }
-            out.add(e);
+            out.add(Entry.of(k, randomBytes(rnd, 1024 + rnd.nextInt(3072)), rnd.nextInt(100)));
         }
         return out;
     }
@@ -514,7 +497,7 @@ final class PrimitiveVectors {
         for (Bytes k : keys) {
             int kind = rnd.nextInt(8);
             Bytes value = kind == 0 ? null : randomBytes(rnd, rnd.nextInt(maxValue + 1));
-            out.add(Entry.of(k, value, rnd.nextInt(1000), kind < 3 ? Hash.ZERO : randomHash(rnd)));
+            out.add(Entry.of(k, value, rnd.nextInt(1000)));
         }
         return out;
     }
@@ -540,41 +523,12 @@ final class PrimitiveVectors {
         return Bytes.wrap(b);
     }
 
-    /** The leaf-boundary rolling hash, written from docs/FORMAT.md to label which rule closed each leaf. */
-    static final class RollingHash {
-        static final int[] TABLE = new int[256];
-
-        static {
-            byte[] prefix = "glassledger/buzhash/".getBytes(StandardCharsets.US_ASCII);
-            for (int i = 0; i < 256; i++) {
-                byte[] in = java.util.Arrays.copyOf(prefix, prefix.length + 1);
-                in[prefix.length] = (byte) i;
-                byte[] h = Hashing.raw(in).unsafeArray();
-                TABLE[i] = (h[0] & 0xff) << 24 | (h[1] & 0xff) << 16 | (h[2] & 0xff) << 8 | (h[3] & 0xff);
-            }
-        }
-
-        private final int mask;
-        private final List<Integer> window = new ArrayList<>();
-        private int h;
-
-        RollingHash(int mask) {
-            this.mask = mask;
-        }
-
-        boolean feed(byte[] b) {
-            boolean hit = false;
-            for (byte x : b) {
-                h = Integer.rotateLeft(h, 1) ^ TABLE[x & 0xff];
-                window.add(x & 0xff);
-                if (window.size() > 48) {
-                    h ^= Integer.rotateLeft(TABLE[window.remove(0)], 48 % 32);
-                }
-                if (window.size() >= 48 && (h & mask) == 0) {
-                    hit = true;
-                }
-            }
-            return hit;
-        }
+    /**
+     * FORMAT §5.2's key cut, written from docs/FORMAT.md rather than by the reference's code: the first 8 bytes,
+     * big-endian, of SHA-256(04 || lp(key)).
+     */
+    static long keyCut(Bytes key) {
+        byte[] pre = new ByteWriter().u8(4).lengthPrefixed(key).toByteArray();
+        return java.nio.ByteBuffer.wrap(Hashing.raw(pre).unsafeArray()).getLong();
     }
 }

@@ -130,19 +130,19 @@ final class Tamper {
     /** The first claimed-form leaf rewritten in hashed form with the given key and value hash (same entry hash). */
     static LowerProof hashedFormLeaf(LowerProof p, Bytes key, Hash valueHash) {
         return replaceFirst(p, x -> x instanceof Leaf l && l.claimed()
-                ? Leaf.hashed(key, valueHash, l.version(), l.prev()) : null);
+                ? Leaf.hashed(key, valueHash, l.version()) : null);
     }
 
     /** The first claimed-form leaf with its owner index raised by one. */
     static LowerProof ownerPlusOne(LowerProof p) {
         return replaceFirst(p, x -> x instanceof Leaf l && l.claimed()
-                ? Leaf.claimed(l.owner() + 1, l.version(), l.prev()) : null);
+                ? Leaf.claimed(l.owner() + 1, l.version()) : null);
     }
 
     /** The first hashed-form (neighbour) leaf rewritten in claimed form, owner 0. */
     static LowerProof claimNeighbour(LowerProof p) {
         return replaceFirst(p, x -> x instanceof Leaf l && !l.claimed()
-                ? Leaf.claimed(0, l.version(), l.prev()) : null);
+                ? Leaf.claimed(0, l.version()) : null);
     }
 
     // ---------------------------------------------------------------- the FORMAT.md encoder
@@ -328,7 +328,6 @@ final class Tamper {
                     }
                 }
                 payload.varint(l.version());
-                payload.hash(l.prev());
             }
         }
     }
@@ -387,7 +386,7 @@ final class Tamper {
      * sibling, ending in a claimed entry nested {@code depth} deep.
      */
     static LowerProof nestedTooDeep(int depth) {
-        Part p = Leaf.claimed(0, 1, Hash.ZERO);
+        Part p = Leaf.claimed(0, 1);
         for (int i = 0; i < depth - 1; i++) {
             p = new Inner(Bytes.utf8("z"), p, new LowerProof.Pruned(Hash.ZERO));
         }

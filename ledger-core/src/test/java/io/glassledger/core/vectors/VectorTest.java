@@ -268,6 +268,10 @@ class VectorTest {
             assertEquals(v.get("separator").asText(),
                     Separators.shortest(Json.bytes(v.get("left")), Json.bytes(v.get("right"))).hex());
         }
+        for (JsonNode v : p.get("keyCuts")) {
+            byte[] k = Json.unhex(v.get("key").asText());
+            assertEquals(v.get("cut").asText(), String.format("%016x", Hashing.keyCut(k, 0, k.length)));
+        }
         for (JsonNode v : p.get("treeParams")) {
             TreeParams tp = params(v);
             assertEquals(v.get("encoding").asText(), Json.hex(tp.encode()));
@@ -305,7 +309,7 @@ class VectorTest {
     @Test
     void deeplyNestedProof_onSmallStack_isRejectedNotOverflowed() throws Exception {
         byte[] enc = VectorVerifier.onLargeStack(() -> {
-            LowerProof.Part p = LowerProof.Leaf.claimed(0, 1, Hash.ZERO);
+            LowerProof.Part p = LowerProof.Leaf.claimed(0, 1);
             for (int i = 0; i < 4095; i++) {
                 p = new LowerProof.Inner(Bytes.utf8("a"), p, new LowerProof.Pruned(Hash.ZERO));
             }
@@ -416,12 +420,11 @@ class VectorTest {
     }
 
     private static Entry entry(JsonNode v) {
-        return Entry.of(Json.bytes(v.get("key")), Json.bytes(v.get("value")), v.get("version").asLong(),
-                Json.hash(v.get("prev")));
+        return Entry.of(Json.bytes(v.get("key")), Json.bytes(v.get("value")), v.get("version").asLong());
     }
 
     private static TreeParams params(JsonNode v) {
-        return new TreeParams(v.get("leafTargetBytes").asInt(), v.get("leafMaxBytes").asInt(),
+        return new TreeParams(v.get("leafTargetKeys").asInt(), v.get("leafMaxKeys").asInt(),
                 v.get("indexTargetFanout").asInt(), v.get("indexMaxFanout").asInt());
     }
 }

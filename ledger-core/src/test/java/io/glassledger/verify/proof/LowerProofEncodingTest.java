@@ -47,15 +47,15 @@ class LowerProofEncodingTest {
     }
 
     private static Leaf claimed(int owner) {
-        return Leaf.claimed(owner, 1, Hash.ZERO);
+        return Leaf.claimed(owner, 1);
     }
 
     @Test
     void formatExample_firstKeyOfASingleLeafOfTwoEntries() throws VerificationException {
-        Entry a = Entry.of(Bytes.utf8("a"), Bytes.utf8("x"), 1, Hash.ZERO);
-        Entry b = Entry.of(Bytes.utf8("b"), Bytes.utf8("y"), 1, Hash.ZERO);
+        Entry a = Entry.of(Bytes.utf8("a"), Bytes.utf8("x"), 1);
+        Entry b = Entry.of(Bytes.utf8("b"), Bytes.utf8("y"), 1);
         // Parts Boundary, Inner, Leaf (claimed, owner 0), Pruned; the Boundary is implied: symbols 3, 1, 0.
-        byte[] expected = new ByteWriter().raw(HEX.parseHex("0103" + "6400" + "62" + "01")).hash(Hash.ZERO)
+        byte[] expected = new ByteWriter().raw(HEX.parseHex("0103" + "6400" + "62" + "01"))
                 .hash(b.hash()).toByteArray();
         LowerProof p = new LowerProof(0, new Boundary(new Inner(Bytes.utf8("b"), claimed(0), new Pruned(b.hash()))));
         assertEquals(HEX.formatHex(expected), HEX.formatHex(p.encode()));
@@ -96,8 +96,8 @@ class LowerProofEncodingTest {
     void symbolsAndPayloadsOfEveryKind_roundTrip() {
         // A level-1 root with two child nodes; the leaves hold entries of every form, and separators of every length
         // class (1..4 bytes, 5 bytes and over).
-        Leaf full = Leaf.hashed(Bytes.utf8("neighbour"), null, 7, hash(9));
-        Leaf fullWithValue = Leaf.hashed(Bytes.utf8("n2"), hash(4), 8, hash(8));
+        Leaf full = Leaf.hashed(Bytes.utf8("neighbour"), null, 7);
+        Leaf fullWithValue = Leaf.hashed(Bytes.utf8("n2"), hash(4), 8);
         Part left = new Inner(Bytes.utf8("a"), claimed(0), new Inner(Bytes.utf8("ab"), claimed(1),
                 new Inner(Bytes.utf8("abc"), full, new Pruned(hash(5)))));
         Part right = new Inner(Bytes.utf8("mmmm"), new Inner(Bytes.utf8("mm"), fullWithValue, claimed(3)),
@@ -113,29 +113,29 @@ class LowerProofEncodingTest {
 
     @Test
     void decode_rejectsWhatTheCanonicalEncodingRules_out() {
-        byte[] valid = concat("0103" + "6400" + "62" + "01", Hash.ZERO, hash(7));
+        byte[] valid = concat("0103" + "6400" + "62" + "01", hash(7));
         LowerProof.decode(valid);
         // A padding bit set.
-        assertMalformed("padding", concat("0103" + "6401" + "62" + "01", Hash.ZERO, hash(7)));
+        assertMalformed("padding", concat("0103" + "6401" + "62" + "01", hash(7)));
         // Four symbols declared, the fourth (0) left over.
-        assertMalformed("unused symbols", concat("0104" + "6400" + "62" + "01", Hash.ZERO, hash(7)));
+        assertMalformed("unused symbols", concat("0104" + "6400" + "62" + "01", hash(7)));
         // Two symbols declared: the Inner's right child is missing.
-        assertMalformed("too short", concat("0102" + "6400" + "62" + "01", Hash.ZERO, hash(7)));
+        assertMalformed("too short", concat("0102" + "6400" + "62" + "01", hash(7)));
         // Symbol 2 in an index node (root level 1): no entry sits there.
-        assertMalformed("entry inside an index node", concat("0201" + "40" + "00", Hash.ZERO, hash(7)));
+        assertMalformed("entry inside an index node", concat("0201" + "40" + "00", hash(7)));
         // Symbol bytes that do not fit the input.
         assertMalformed("truncated", HEX.parseHex("0109" + "00"));
         // Symbol 7 declaring a 1025-byte separator (cp = 0): varint(1020).
         assertMalformed("limit", new ByteWriter().raw(HEX.parseHex("0103" + "e000")).varint(1020)
                 .raw(new byte[1025]).toByteArray());
         // Symbol 2 with x = 0: a hashed-form entry with an empty key.
-        assertMalformed("empty key", concat("0101" + "40" + "00" + "00" + "00" + "01", Hash.ZERO));
+        assertMalformed("empty key", concat("0101" + "40" + "00" + "00" + "00" + "01"));
         // A hashed-form entry (key "k") is a tombstone (marker 00) or a value hash (marker 01): marker 02 is neither.
-        LowerProof.decode(concat("0101" + "40" + "00" + "016b" + "00" + "01", Hash.ZERO));
+        LowerProof.decode(concat("0101" + "40" + "00" + "016b" + "00" + "01"));
         LowerProof.decode(new ByteWriter().raw(HEX.parseHex("0101" + "40" + "00" + "016b" + "01")).hash(hash(3))
-                .varint(1).hash(Hash.ZERO).toByteArray());
+                .varint(1).toByteArray());
         assertMalformed("value marker", new ByteWriter().raw(HEX.parseHex("0101" + "40" + "00" + "016b" + "02"))
-                .hash(hash(3)).varint(1).hash(Hash.ZERO).toByteArray());
+                .hash(hash(3)).varint(1).toByteArray());
     }
 
     /**
@@ -145,9 +145,9 @@ class LowerProofEncodingTest {
     @Test
     void hashedFormEntry_hasTheEntryHash_withoutTheValue() throws VerificationException {
         Entry big = Entry.of(Bytes.utf8("n"),
-                Bytes.wrap(new byte[1 << 20]), 9, hash(2));
-        Leaf shown = Leaf.hashed(big.key(), big.valueHash(), big.version(), big.prev());
-        Entry a = Entry.of(Bytes.utf8("a"), Bytes.utf8("x"), 1, Hash.ZERO);
+                Bytes.wrap(new byte[1 << 20]), 9);
+        Leaf shown = Leaf.hashed(big.key(), big.valueHash(), big.version());
+        Entry a = Entry.of(Bytes.utf8("a"), Bytes.utf8("x"), 1);
         // The absent key "o" routes right of separator "n", onto the neighbour.
         LowerProof p = new LowerProof(0, new Boundary(new Inner(Bytes.utf8("n"), new Pruned(a.hash()), shown)));
         byte[] enc = p.encode();

@@ -35,7 +35,7 @@ class ProofTamperTest {
     record Case(String name, byte[] encoded, Verifier verifier) {
     }
 
-    private static final TreeParams PARAMS = new TreeParams(64, 512, 2, 8);
+    private static final TreeParams PARAMS = new TreeParams(2, 16, 2, 8);
     private static final Bytes HIST = key(7);
 
     private LedgerModel model;

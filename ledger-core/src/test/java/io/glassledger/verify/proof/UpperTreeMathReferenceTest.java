@@ -99,7 +99,7 @@ class UpperTreeMathReferenceTest {
 
     @Test
     void ledgerUpperTree_matchesNaiveRfc9162_forSizes1To70() throws VerificationException {
-        Ledger l = Ledger.openOrCreate(new InMemoryNodeStore(), new TreeParams(64, 512, 2, 8), 0);
+        Ledger l = Ledger.openOrCreate(new InMemoryNodeStore(), new TreeParams(2, 16, 2, 8), 0);
         Random r = new Random(9162);
         Bytes k = Bytes.utf8("k");
         for (int b = 1; b <= 70; b++) {

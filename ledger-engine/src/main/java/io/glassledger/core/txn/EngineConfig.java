@@ -41,6 +41,27 @@ public record EngineConfig(Path dir, int shard, Duration persistInterval, boolea
         }
     }
 
+    /** Where the shard's ledger store (RocksDB) lives, inside {@link #dir()}. */
+    public Path ledgerDir() {
+        return dir.resolve("ledger");
+    }
+
+    /**
+     * Refuses a shard directory whose ledger was written in another format than this release's (FORMAT.md §18),
+     * before anything else opens it: a replicated shard would otherwise take the unreadable directory for a damaged
+     * one and set it aside. Nothing to check when the directory holds no ledger yet.
+     *
+     * @throws io.glassledger.core.ledger.UnsupportedFormatException naming the format found
+     */
+    public void checkDataFormat() {
+        if (java.nio.file.Files.isDirectory(ledgerDir())) {
+            try (io.glassledger.core.store.RocksDbNodeStore s = new io.glassledger.core.store.RocksDbNodeStore(
+                    ledgerDir())) {
+                io.glassledger.core.ledger.Ledger.checkFormat(s);
+            }
+        }
+    }
+
     public static EngineConfig defaults(Path dir) {
         return new EngineConfig(dir, 0, Duration.ofMillis(100), true, Math.max(2, Runtime.getRuntime()
                 .availableProcessors()), 10_000, 512L << 20, TreeParams.DEFAULT, Duration.ofMinutes(2), 1 << 20,

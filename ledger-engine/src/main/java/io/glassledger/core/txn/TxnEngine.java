@@ -159,7 +159,7 @@ public final class TxnEngine implements AutoCloseable {
     private TxnEngine(EngineConfig cfg, UnaryOperator<NodeStore> storeDecorator, ReplicatedLog rlog,
                       Extension extension) {
         this.cfg = cfg;
-        this.rocks = new RocksDbNodeStore(cfg.dir().resolve("ledger"), cfg.fsync(), 256L << 20);
+        this.rocks = new RocksDbNodeStore(cfg.ledgerDir(), cfg.fsync(), 256L << 20);
         this.store = storeDecorator.apply(rocks);
         this.log = EngineLog.of(cfg, rlog, rocks);
         try {

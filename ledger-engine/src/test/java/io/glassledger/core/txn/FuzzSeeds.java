@@ -37,7 +37,9 @@ public final class FuzzSeeds {
     public static void main(String[] args) throws IOException {
         Path root = Path.of(args.length > 0 ? args[0] : ".");
         Path core = root.resolve("ledger-core/src/test/resources/io/glassledger/core");
-        Ledger l = Ledger.openOrCreate(new InMemoryNodeStore(), new TreeParams(64, 512, 2, 8), 1_000);
+        // The transaction and WAL decoders' fuzz tests live in ledger-engine since the engine left ledger-core.
+        Path engine = root.resolve("ledger-engine/src/test/resources/io/glassledger/core");
+        Ledger l = Ledger.openOrCreate(new InMemoryNodeStore(), new TreeParams(2, 16, 2, 8), 1_000);
         SigningKey client = SigningKey.fromSeed(new byte[32]);
         List<SignedTransaction> txs = new ArrayList<>();
         for (int b = 1; b <= 4; b++) {
@@ -70,7 +72,7 @@ public final class FuzzSeeds {
         write(proofs, "history", l.proveHistory(k1, 4, head).proof().encode());
         write(proofs, "lower", new ByteWriter().u8(0).raw(atHead.lower().encode()).toByteArray());
 
-        Path tx = core.resolve("txn/TransactionDecodeFuzzTestInputs/decode");
+        Path tx = engine.resolve("txn/TransactionDecodeFuzzTestInputs/decode");
         write(tx, "transaction", txs.get(0).tx().encode());
         write(tx, "signed-transaction", txs.get(0).record());
         write(tx, "block-transactions", txRecord(txs.subList(0, 2)));
@@ -78,7 +80,7 @@ public final class FuzzSeeds {
         Path blocks = core.resolve("ledger/BlockDecodeFuzzTestInputs/decode");
         write(blocks, "genesis", l.block(0).encode());
         write(blocks, "block-2", l.block(2).encode());
-        write(blocks, "tree-params", new TreeParams(64, 512, 2, 8).encode());
+        write(blocks, "tree-params", new TreeParams(2, 16, 2, 8).encode());
 
         Path nodes = core.resolve("postree/NodeDecodeFuzzTestInputs/decode");
         Node top = l.nodes().node(l.head().block().lowerRoot());
@@ -90,7 +92,7 @@ public final class FuzzSeeds {
         write(nodes, "leaf", n.encode());
         // Deltas against the fuzz target's fixed bases: an even first hash byte names its leaf, odd its index node.
         write(nodes, "delta-leaf", new ByteWriter().u8(Node.DELTA_TAG).hash(Hash.ZERO).u8(1).varint(1)
-                .varint(1).varint(1).varint(1).raw(Entry.of(Bytes.utf8("b"), Bytes.utf8("x"), 5, Hash.ZERO).encoded())
+                .varint(1).varint(1).varint(1).raw(Entry.of(Bytes.utf8("b"), Bytes.utf8("x"), 5).encoded())
                 .toByteArray());
         byte[] odd = new byte[32];
         odd[0] = 1;
@@ -105,7 +107,7 @@ public final class FuzzSeeds {
             w.append(Wal.SEAL, new ByteWriter().u64(1_005).toByteArray());
         }
         Path seg = walDir.resolve("wal-0000000000000001.log");
-        write(core.resolve("txn/WalFrameFuzzTestInputs/open"), "segment", Files.readAllBytes(seg));
+        write(engine.resolve("txn/WalFrameFuzzTestInputs/open"), "segment", Files.readAllBytes(seg));
         Files.delete(seg);
         Files.delete(walDir);
 

@@ -536,10 +536,12 @@ class TxnEngineTest {
             List<Bytes> all = txs.stream().flatMap(t -> t.tx().writes().stream().map(w -> w.key())).toList();
             BlockProof shared = assertInstanceOf(ProofResult.Ready.class,
                     e.proveWrites(block, all, Duration.ofMinutes(1)).get()).proof();
+            // Each request's proof is cut for its own keys, not the shared traversal's proof of both: the other
+            // request's keys are pruned from it. (Not a size comparison: in a tree this small, a proof of every key
+            // prunes nothing and can be the shorter one.)
             for (BlockProof bp : proofs) {
-                assertTrue(bp.proof().encode().length < shared.proof().encode().length,
-                        bp.proof().encode().length + " bytes for one request's keys, " + shared.proof().encode().length
-                                + " for both");
+                assertFalse(java.util.Arrays.equals(bp.proof().encode(), shared.proof().encode()),
+                        "a request got the shared proof of both requests' keys");
             }
         }
     }

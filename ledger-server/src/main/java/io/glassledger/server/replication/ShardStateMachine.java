@@ -102,6 +102,9 @@ final class ShardStateMachine extends BaseStateMachine {
         TxnEngine e;
         try {
             e = open();
+        } catch (io.glassledger.core.ledger.UnsupportedFormatException x) {
+            // Another release's data, not damage: setting it aside would lose it (the shard refuses to start first).
+            throw x;
         } catch (LedgerException | java.io.UncheckedIOException x) {
             Path aside = cfg.dir().resolveSibling(cfg.dir().getFileName() + ".damaged-" + Instant.now().toEpochMilli());
             LOG.error("shard {} replica: cannot open its state ({}); moving it to {} and rebuilding it from {}",

@@ -62,7 +62,7 @@ public class Shard {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        EngineConfig cfg = EngineConfig.defaults(data.resolve("shard-" + props.shard()))
+        EngineConfig cfg = EngineConfig.defaults(LedgerProperties.shardDir(data, props.shard()))
                 .withShard(props.shard())
                 .withPersistInterval(props.persistInterval())
                 .withMaxUnpersistedWrites(props.maxUnpersistedWrites())

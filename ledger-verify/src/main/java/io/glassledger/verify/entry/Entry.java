@@ -14,14 +14,13 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * One item of a leaf: a key, its value (or a tombstone), the block that wrote this version, and the hash of
- * the leaf node that held the previous version ({@link Hash#ZERO} if none).
+ * One item of a leaf: a key, its value (or a tombstone) and the block that wrote this version.
  *
- * <p>Canonical (storage) encoding, which also decides chunking (FORMAT §5.3):
- * {@code varint(len key) key varint(tombstone ? 0 : len value + 1) value varint(version) prev[32]}.
+ * <p>Canonical (storage) encoding (FORMAT §3):
+ * {@code varint(len key) key varint(tombstone ? 0 : len value + 1) value varint(version)}.
  *
  * <p>The entry hash commits to the value only through its hash (FORMAT §3):
- * {@code H(0x00 || varint(len key) key valueRef varint(version) prev[32])}, with {@code valueRef} = {@code 00} for a
+ * {@code H(0x00 || varint(len key) key valueRef varint(version))}, with {@code valueRef} = {@code 00} for a
  * tombstone, else {@code 01 || H(0x03 || value)}. So a proof can show an entry it does not claim by its key and
  * hashes alone ({@link #hashOf}), whatever the size of its value.
  *
@@ -43,7 +42,7 @@ public final class Entry {
     public static final int MAX_VALUE_BYTES = 1 << 20;
 
     /**
-     * The canonical encoding is the only copy of the data: key, value and prev are read out of it on demand. It is
+     * The canonical encoding is the only copy of the data: key, value and version are read out of it on demand. It is
      * {@code enc[start, end)}: an entry made on its own owns its array, an entry handed out by a leaf is a view of
      * the leaf's one array of entries (the tree's leaf node, an {@link Owner}), so that a cached leaf is a few objects, not a few per
      * entry.
@@ -129,7 +128,6 @@ public final class Entry {
             r.skip(vlen - 1);
         }
         r.varint();
-        r.skip(Hash.LENGTH);
         return keyOff;
     }
 
@@ -154,9 +152,8 @@ public final class Entry {
         }
     }
 
-    public static Entry of(Bytes key, Bytes value, long version, Hash prev) {
+    public static Entry of(Bytes key, Bytes value, long version) {
         Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(prev, "prev");
         checkKey(key);
         if (value != null && value.length() > MAX_VALUE_BYTES && VALUE_TOO_LONG.enforced()) {
             throw new IllegalArgumentException("value exceeds " + MAX_VALUE_BYTES + " bytes");
@@ -164,7 +161,7 @@ public final class Entry {
         if (version < 0) {
             throw new IllegalArgumentException("negative version");
         }
-        ByteWriter w = new ByteWriter(key.length() + (value == null ? 0 : value.length()) + 48);
+        ByteWriter w = new ByteWriter(key.length() + (value == null ? 0 : value.length()) + 16);
         w.lengthPrefixed(key);
         int keyOff = ByteWriter.varintSize(key.length());
         int valOff = -1;
@@ -176,7 +173,6 @@ public final class Entry {
             w.raw(value.unsafeArray());
         }
         w.varint(version);
-        w.hash(prev);
         byte[] encoded = w.toByteArray();
         Entry e = new Entry(encoded, 0, encoded.length, keyOff, key.length(), valOff, value == null ? 0 : value.length(),
                 version, null, 0);
@@ -184,8 +180,8 @@ public final class Entry {
         return e;
     }
 
-    public static Entry tombstone(Bytes key, long version, Hash prev) {
-        return of(key, null, version, prev);
+    public static Entry tombstone(Bytes key, long version) {
+        return of(key, null, version);
     }
 
     public Bytes key() {
@@ -230,10 +226,6 @@ public final class Entry {
         return version;
     }
 
-    public Hash prev() {
-        return Hash.of(enc, end - Hash.LENGTH);
-    }
-
     /** The canonical encoding; callers must not modify it. */
     public byte[] encoded() {
         return start == 0 && end == enc.length ? enc : Arrays.copyOfRange(enc, start, end);
@@ -266,7 +258,7 @@ public final class Entry {
     public Hash hash() {
         Hash h = knownHash();
         if (h == null) {
-            h = Hashing.entry(enc, keyOff, keyLen, valueHash(), version, prev());
+            h = Hashing.entry(enc, keyOff, keyLen, valueHash(), version);
             hash = h;
         }
         return h;
@@ -283,19 +275,18 @@ public final class Entry {
     }
 
     /**
-     * The hash of the entry {@code (key, value, version, prev)} given only {@code H(0x03 || value)}: how a verifier
+     * The hash of the entry {@code (key, value, version)} given only {@code H(0x03 || value)}: how a verifier
      * hashes an entry that a proof shows without its value.
      *
      * @param valueHash the value's hash, or null for a tombstone
      * @throws IllegalArgumentException if the key is empty or over {@link #MAX_KEY_BYTES}, or the version negative
      */
-    public static Hash hashOf(Bytes key, Hash valueHash, long version, Hash prev) {
-        Objects.requireNonNull(prev, "prev");
+    public static Hash hashOf(Bytes key, Hash valueHash, long version) {
         checkKey(key);
         if (version < 0) {
             throw new IllegalArgumentException("negative version");
         }
-        return Hashing.entry(key.unsafeArray(), 0, key.length(), valueHash, version, prev);
+        return Hashing.entry(key.unsafeArray(), 0, key.length(), valueHash, version);
     }
 
     public void write(ByteWriter w) {
@@ -316,7 +307,6 @@ public final class Entry {
             r.skip(vlen - 1);
         }
         long version = r.varint();
-        r.skip(Hash.LENGTH);
         byte[] enc = Arrays.copyOfRange(r.array(), start, r.position());
         return new Entry(enc, 0, enc.length, keyOff, keyLen, valOff, vlen == 0 ? 0 : vlen - 1, version, null, 0);
     }
@@ -337,7 +327,6 @@ public final class Entry {
 
     @Override
     public String toString() {
-        return "Entry[" + key() + "=" + (isTombstone() ? "<tombstone>" : value()) + " @" + version + " prev=" + prev()
-                + "]";
+        return "Entry[" + key() + "=" + (isTombstone() ? "<tombstone>" : value()) + " @" + version + "]";
     }
 }

@@ -14,6 +14,7 @@ public final class Hashing {
     public static final byte TAG_INNER = 0x01;
     public static final byte TAG_NODE = 0x02;
     public static final byte TAG_VALUE = 0x03;
+    public static final byte TAG_KEY_CUT = 0x04;
     public static final byte TAG_BLOCK = 0x10;
     public static final byte TAG_BODY = 0x11;
     public static final byte TAG_DIGEST = 0x20;
@@ -86,12 +87,12 @@ public final class Hashing {
     }
 
     /**
-     * H(0x00 || lp(key) || valueRef || varint version || prev): the entry hash, over the entry's hashed form
+     * H(0x00 || lp(key) || valueRef || varint version): the entry hash, over the entry's hashed form
      * (FORMAT §3). {@code valueRef} is 0x00 for a tombstone ({@code valueHash == null}), else 0x01 || valueHash.
      */
-    public static Hash entry(byte[] key, int keyOff, int keyLen, Hash valueHash, long version, Hash prev) {
+    public static Hash entry(byte[] key, int keyOff, int keyLen, Hash valueHash, long version) {
         Scratch sc = SCRATCH.get();
-        byte[] b = sc.buffer(keyLen + 2 * Hash.LENGTH + 22);
+        byte[] b = sc.buffer(keyLen + Hash.LENGTH + 22);
         int p = 0;
         b[p++] = TAG_ENTRY;
         p = putVarint(b, p, keyLen);
@@ -105,9 +106,27 @@ public final class Hashing {
             p += Hash.LENGTH;
         }
         p = putVarint(b, p, version);
-        System.arraycopy(prev.unsafeArray(), 0, b, p, Hash.LENGTH);
-        p += Hash.LENGTH;
         return Hash.wrap(digest(sc.md, b, p));
+    }
+
+    /**
+     * The first 8 bytes, big-endian, of H(0x04 || lp(key)): the number whose low bits decide whether a leaf ends after
+     * this key (FORMAT §5.2). It depends on the key alone, so a new value never moves a leaf boundary.
+     */
+    public static long keyCut(byte[] key, int keyOff, int keyLen) {
+        Scratch sc = SCRATCH.get();
+        byte[] b = sc.buffer(keyLen + 4);
+        int p = 0;
+        b[p++] = TAG_KEY_CUT;
+        p = putVarint(b, p, keyLen);
+        System.arraycopy(key, keyOff, b, p, keyLen);
+        p += keyLen;
+        byte[] h = digest(sc.md, b, p);
+        long x = 0;
+        for (int i = 0; i < 8; i++) {
+            x = x << 8 | (h[i] & 0xff);
+        }
+        return x;
     }
 
     /** H(0x01 || varint(len sep) || sep || left || right): a binary step inside a node, routing by sep. */

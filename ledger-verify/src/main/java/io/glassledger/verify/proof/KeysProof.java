@@ -34,6 +34,8 @@ import java.util.Objects;
  */
 public record KeysProof(long blockNo, Anchor anchor, LowerProof lower) {
     public static final int TYPE = 1;
+    /** The smallest encoding: type, a one-byte block number, form 00, the tail, and the empty tree's lower proof. */
+    static final int MIN_ENCODED_BYTES = 3 + 32 + 1;
     private static final int MAX_PATH = 64;
 
     /** How the proven block's lower root reaches the digest. */

@@ -67,19 +67,19 @@ public final class LowerProof {
      * {@code owner == -1} (hashed form: a neighbour proving absence) the entry is shown by its key and the hash of
      * its value only, {@code valueHash} being null for a tombstone, so an unclaimed value never enters a proof.
      */
-    public record Leaf(int owner, Bytes key, Hash valueHash, long version, Hash prev) implements Part {
+    public record Leaf(int owner, Bytes key, Hash valueHash, long version) implements Part {
         public boolean claimed() {
             return owner >= 0;
         }
 
         /** A claimed-form entry: key and value come from the claim. */
-        public static Leaf claimed(int owner, long version, Hash prev) {
-            return new Leaf(owner, null, null, version, prev);
+        public static Leaf claimed(int owner, long version) {
+            return new Leaf(owner, null, null, version);
         }
 
         /** A hashed-form entry: key and value hash shown, value hash null for a tombstone. */
-        public static Leaf hashed(Bytes key, Hash valueHash, long version, Hash prev) {
-            return new Leaf(-1, key, valueHash, version, prev);
+        public static Leaf hashed(Bytes key, Hash valueHash, long version) {
+            return new Leaf(-1, key, valueHash, version);
         }
     }
 
@@ -221,7 +221,6 @@ public final class LowerProof {
                     }
                 }
                 payload.varint(l.version());
-                payload.hash(l.prev());
             }
         }
     }
@@ -334,7 +333,7 @@ public final class LowerProof {
             }
         }
         long version = r.varint();
-        return new Leaf(owner, key, valueHash, version, r.hash());
+        return new Leaf(owner, key, valueHash, version);
     }
 
     // ---------------------------------------------------------------- verification
@@ -433,9 +432,9 @@ public final class LowerProof {
         }
     }
 
-    private static Entry entry(Bytes key, Bytes value, long version, Hash prev) throws VerificationException {
+    private static Entry entry(Bytes key, Bytes value, long version) throws VerificationException {
         try {
-            return Entry.of(key, value, version, prev);
+            return Entry.of(key, value, version);
         } catch (IllegalArgumentException e) {
             throw new VerificationException("claim cannot be an entry: " + e.getMessage());
         }
@@ -462,18 +461,18 @@ public final class LowerProof {
             }
             KeyClaim c = claims.get(idx.get(leaf.owner()));
             // The claimed value is hashed here, by the verifier: a claim is never taken on a hash.
-            Entry e = entry(c.key(), c.value(), leaf.version(), leaf.prev());
+            Entry e = entry(c.key(), c.value(), leaf.version());
             if (resolved != null) {
                 resolved[idx.get(leaf.owner())] = e;
             }
             return e.hash();
         }
-        if ((leaf.key() == null || leaf.prev() == null) && PART_OUT_OF_PLACE.enforced()) {
+        if (leaf.key() == null && PART_OUT_OF_PLACE.enforced()) {
             throw new VerificationException("hashed-form entry without a key");
         }
         Hash h;
         try {
-            h = Entry.hashOf(leaf.key(), leaf.valueHash(), leaf.version(), leaf.prev());
+            h = Entry.hashOf(leaf.key(), leaf.valueHash(), leaf.version());
         } catch (IllegalArgumentException ex) {
             throw new VerificationException("hashed-form entry is malformed: " + ex.getMessage());
         }

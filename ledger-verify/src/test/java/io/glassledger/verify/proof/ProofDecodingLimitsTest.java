@@ -30,7 +30,7 @@ class ProofDecodingLimitsTest {
     }
 
     private static byte[] encodeNested(int depth) {
-        LowerProof.Part p = LowerProof.Leaf.claimed(0, 1, Hash.ZERO);
+        LowerProof.Part p = LowerProof.Leaf.claimed(0, 1);
         for (int i = 0; i < depth; i++) {
             p = new LowerProof.Inner(Bytes.utf8("z"), p, new LowerProof.Pruned(Hash.ZERO));
         }
