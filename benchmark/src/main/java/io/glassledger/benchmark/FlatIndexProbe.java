@@ -58,7 +58,7 @@ public final class FlatIndexProbe {
             List<Integer> leafTargets = List.of(16, 32, 64);
             int hashBlocks = quick ? 5 : 20;
             double liveShare = 0.5;
-            List<String> only = List.of("store", "leaves", "index");
+            List<String> only = List.of("store", "leaves", "index", "state");
             int indexLeafKeys = 4;
             int indexFanout = TreeParams.DEFAULT.indexTargetFanout();
             Path dir = Path.of(System.getProperty("glassledger.bench.dir", "benchmark/work/flat"));
@@ -80,8 +80,8 @@ public final class FlatIndexProbe {
                     case "--only" -> {
                         only = List.of(Args.value(args, ++i).split(","));
                         for (String part : only) {
-                            if (!List.of("store", "leaves", "index").contains(part)) {
-                                throw new IllegalArgumentException("--only takes store, leaves, index: " + part);
+                            if (!List.of("store", "leaves", "index", "state").contains(part)) {
+                                throw new IllegalArgumentException("--only takes store, leaves, index, state: " + part);
                             }
                         }
                     }
@@ -106,7 +106,8 @@ public final class FlatIndexProbe {
                                                         the leaf log's, after it has wrapped, 5 H
                                   --live-share P        the leaf log is collected down to P % live (default 50)
                                   --only PARTS          of store (flat store and value log), leaves (leaf layouts),
-                                                        index (index levels in memory); default all three
+                                                        index (index levels in memory), state (the three composed:
+                                                        core.state.CurrentState); default all four
                                   --index-leaf-keys K   mean keys per leaf of the index levels' measure (default 4)
                                   --index-fanout F      its indexTargetFanout, a power of two (default 64, the
                                                         DEFAULT parameters'; the maximum fanout stays 8 F)""");
@@ -132,10 +133,15 @@ public final class FlatIndexProbe {
         if (o.only().contains("index")) {
             IndexLevelsProbe.run(o.keys(), o.indexLeafKeys(), o.indexFanout(), 5 * o.hashBlocks(), o.seed(), o.quick());
         }
-        if (!o.only().contains("store") && !o.only().contains("leaves")) {
+        if (!o.only().contains("store") && !o.only().contains("leaves") && !o.only().contains("state")) {
             return;
         }
         byte[][] keys = keys(o.keys(), o.seed());
+        if (o.only().contains("state")) {
+            Path state = o.dir().resolve("state");
+            CurrentStateProbe.run(state, keys, o.blocks(), o.cacheBytes(), o.seed(), o.quick());
+            WorkDir.deleteTree(state);
+        }
         if (o.only().contains("store")) {
             write(db, keys, o);
             read(db, keys, o);

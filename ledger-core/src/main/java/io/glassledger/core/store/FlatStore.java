@@ -125,23 +125,50 @@ public final class FlatStore implements AutoCloseable {
      * @throws IllegalArgumentException {@code block} is not above the head, or a key appears twice
      */
     public void write(long block, List<Mutation> mutations) {
+        commit(block, mutations, appendValues(mutations));
+    }
+
+    /**
+     * The first half of a {@link #write}: appends the puts' values to the log, not yet synced, and returns each
+     * mutation's version as {@link #commit} will write it (a delete's with no hash or locator), so that an owner can
+     * make durable what points at them before the block commits. Values appended and never committed are garbage.
+     */
+    public List<FlatRows.Version> appendValues(List<Mutation> mutations) {
+        List<FlatRows.Version> out = new ArrayList<>(mutations.size());
+        for (Mutation m : mutations) {
+            if (m.isDelete()) {
+                out.add(new FlatRows.Version(head + 1, null, null));
+            } else {
+                byte[] v = m.value().unsafeArray();
+                out.add(new FlatRows.Version(head + 1, Hashing.value(v, 0, v.length), log.append(v)));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The second half of a {@link #write}: syncs the log (with sync on), then writes the rows of {@code versions}
+     * ({@link #appendValues}'s, one per mutation) and the new head in one atomic batch.
+     *
+     * @throws IllegalArgumentException {@code block} is not above the head, or a key appears twice
+     */
+    public void commit(long block, List<Mutation> mutations, List<FlatRows.Version> versions) {
         if (block <= head) {
             throw new IllegalArgumentException("block " + block + " is not above the head " + head);
         }
+        if (versions.size() != mutations.size()) {
+            throw new IllegalArgumentException(versions.size() + " versions for " + mutations.size() + " mutations");
+        }
         Set<Bytes> seen = new HashSet<>();
         try (WriteBatch batch = new WriteBatch()) {
-            for (Mutation m : mutations) {
+            for (int i = 0; i < mutations.size(); i++) {
+                Mutation m = mutations.get(i);
                 if (!seen.add(m.key())) {
                     throw new IllegalArgumentException("key " + m.key() + " is written twice in block " + block);
                 }
-                byte[] rk = FlatRows.rowKey(FlatRows.keyPrefix(m.key()), block);
-                if (m.isDelete()) {
-                    batch.put(rows, rk, FlatRows.encodeValue(null, null));
-                } else {
-                    byte[] v = m.value().unsafeArray();
-                    ValueLocator at = log.append(v);
-                    batch.put(rows, rk, FlatRows.encodeValue(Hashing.value(v, 0, v.length), at));
-                }
+                FlatRows.Version v = versions.get(i);
+                batch.put(rows, FlatRows.rowKey(FlatRows.keyPrefix(m.key()), block),
+                        FlatRows.encodeValue(v.valueHash(), v.at()));
             }
             batch.put(meta, HEAD, new ByteWriter(8).u64(block).toByteArray());
             if (writeOptions.sync()) {

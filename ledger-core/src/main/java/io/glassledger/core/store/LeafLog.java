@@ -426,6 +426,23 @@ public final class LeafLog implements AutoCloseable {
         }
     }
 
+    /** The numbers of the leaves with a current version, in increasing order. */
+    public int[] numbers() {
+        lock.readLock().lock();
+        try {
+            int[] out = new int[(int) leaves];
+            int k = 0;
+            for (int i = 0; i < segmentOf.length && k < out.length; i++) {
+                if (segmentOf[i] != 0) {
+                    out[k++] = i;
+                }
+            }
+            return out;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
     /** Leaves with a current version. */
     public long leaves() {
         lock.readLock().lock();
