@@ -4,7 +4,7 @@
 Reads every vector file in a directory, recomputes hashes and trees, verifies the valid proofs and checks that
 every tampered one is rejected. Standard library only. Prints one line per failure and a closing line
 "N passed, M failed"; exits non-zero if anything failed. With --exhaustive it also flips every bit of every valid
-proof and checks each result is rejected (about 50 s).
+proof and checks each result is rejected (about 55 s).
 
     python3 tools/pyverify/verify_vectors.py ledger-core/src/test/resources/vectors
 """
@@ -912,17 +912,20 @@ def check_signed_head(inp):
 
 
 def decode_transaction(enc):
-    """§14.1, strict. Returns the client key."""
+    """§14.1, strict. Returns (txId, client key, signed form). The signed form (§14.2) is the encoding byte for byte,
+    except that each put's lp(value), after its op byte 00, is replaced by the value hash H(03 ‖ value) (§3)."""
     r = Reader(enc)
     if r.u8() != 1:
         raise Reject("unknown transaction encoding version")
-    r.take(16)
+    tx_id = r.take(16)
     client = r.take(32)
     shard = r.varint(2 ** 31 - 1)
     n = r.varint(1024)
     parts = [r.varint(2 ** 31 - 1) for _ in range(n)]
     if n < 1 or len(set(parts)) != n or shard not in parts:
         raise Reject("participants must be 1..1024 distinct shards including the shard")
+    signed = bytearray()
+    copied = 0  # enc[:copied] is already in the signed form
     ops = 0
     for kind in ("reads", "writes"):
         count = r.varint(65536)
@@ -938,23 +941,48 @@ def decode_transaction(enc):
             else:
                 op = r.u8()
                 if op == 0:
-                    r.lp(MAX_VALUE)
+                    signed += enc[copied:r.pos]  # everything up to and including the put's op byte 00
+                    signed += value_hash(r.lp(MAX_VALUE))  # lp(value) becomes H(03 ‖ value)
+                    copied = r.pos
                 elif op != 1:
                     raise Reject("unknown write operation")
     if ops > 65536:
         raise Reject("more than 65536 operations")
     r.end()
-    return client
+    signed += enc[copied:]
+    return tx_id, client, bytes(signed)
+
+
+def decode_signed_record(record):
+    """§14.2: record = varint len(encoding) ‖ encoding ‖ signature[64], nothing after the signature.
+    Returns (encoding, signature)."""
+    r = Reader(record)
+    enc = r.take(r.varint(64 << 20))
+    sig = r.take(64)
+    r.end()
+    return enc, sig
+
+
+def verify_signed_record(record):
+    """§14.1, §14.2: decode strictly and verify the signature over "GLTX" ‖ signedForm.
+    Returns (txId, signed form, signature)."""
+    enc, sig = decode_signed_record(record)
+    tx_id, client, signed = decode_transaction(enc)
+    ed25519_verify(client, b"GLTX" + signed, sig)
+    return tx_id, signed, sig
 
 
 def check_signed_transaction(inp):
-    """§14.2: record = varint len(encoding) ‖ encoding ‖ signature[64]."""
-    r = Reader(unhex(inp["record"]))
-    enc = r.take(r.varint())
-    sig = r.take(64)
-    r.end()
-    ed25519_verify(decode_transaction(enc), b"GLTX" + enc, sig)
+    """§14.2"""
+    verify_signed_record(unhex(inp["record"]))
     return {}
+
+
+def txs_hash(signed_forms_and_signatures):
+    """§14.3: block meta "txs" = H(40 ‖ varint n ‖ n × lp(hashed record)), hashed record = lp(signedForm) ‖
+    signature[64], in commit order."""
+    hashed = [lp(lp(signed) + sig) for signed, sig in signed_forms_and_signatures]
+    return H(b"\x40", enc_varint(len(hashed)), *hashed)
 
 
 # ---------------------------------------------------------------- vector harness
@@ -1218,6 +1246,30 @@ def run_ledger(data, t):
     return lower_roots
 
 
+def run_ledger_transactions(tx, t, exhaustive):
+    """ledger.json "transactions" (§14): signed records, their signed forms, a block's txs meta and its record."""
+    pairs, ids = [], []
+    for i, rec in enumerate(tx["records"]):
+        name = "ledger transactions record %d" % i
+        try:
+            tx_id, signed, sig = verify_signed_record(bytes.fromhex(rec))  # decodes strictly, verifies (§14.2)
+            t.check(True, "")
+        except Reject as e:
+            t.check(False, name + ": rejected: " + str(e))
+            continue
+        t.check(signed.hex() == tx["signedForms"][i], name + ": signed form differs")
+        pairs.append((signed, sig))
+        ids.append(tx_id)
+        if exhaustive:
+            flip_every_bit(check_signed_transaction, {"record": rec}, name, t, "record")
+    t.check(len(tx["records"]) == len(tx["signedForms"]), "ledger transactions: one signed form per record")
+    txs = txs_hash(pairs)
+    t.check(txs.hex() == tx["txs"], "ledger transactions: txs (§14.3) differs")
+    _, _, tx_ids, meta = decode_record(bytes.fromhex(tx["blockRecord"]))
+    t.check(meta == [(b"txs", txs)], "ledger transactions: the block's meta is not exactly txs = the computed hash")
+    t.check(tx_ids == ids, "ledger transactions: the block's transaction ids are not the records' in order (§14.3)")
+
+
 def main(argv):
     args = [a for a in argv[1:] if a != "--exhaustive"]
     exhaustive = len(args) != len(argv) - 1
@@ -1233,7 +1285,11 @@ def main(argv):
             loaded[f] = json.load(fh)
     lower_roots = {}
     if "ledger.json" in loaded:
-        lower_roots = run_ledger(loaded["ledger.json"], t)
+        try:
+            lower_roots = run_ledger(loaded["ledger.json"], t)
+            run_ledger_transactions(loaded["ledger.json"]["transactions"], t, exhaustive)  # required since glassledger/4
+        except (Reject, KeyError, ValueError) as e:
+            t.check(False, "ledger.json: %s: %s" % (type(e).__name__, e))
     for f in files:
         data = loaded[f]
         try:

@@ -142,9 +142,8 @@ final class EvidenceCheck {
                 txs.add(SignedTransaction.decode(Bytes.wrap(Base64.getDecoder().decode(t.asText()))));
             }
             Bytes meta = block.meta().get(Format.TXS_META);
-            var spec = BlockSpec.of(block.timestamp(), txs);
-            boolean bound = meta != null && meta.equals(Bytes.wrap(Hashing.transactions(
-                    spec.transactions().toByteArray()).toByteArray()));
+            boolean bound = meta != null && meta.equals(Bytes.wrap(SignedTransaction.transactionsHash(txs)
+                    .toByteArray()));
             out.add("its " + txs.size() + " signed transactions " + (bound ? "are" : "are NOT")
                     + " the ones the block record commits to (meta txs)");
             boolean signedBlock = false;

@@ -351,7 +351,7 @@ public final class Ledger {
             }
             TreeMap<String, Bytes> meta = new TreeMap<>();
             if (spec.transactions() != null) {
-                meta.put(Format.TXS_META, Bytes.wrap(Hashing.transactions(spec.transactions().unsafeArray()).toByteArray()));
+                meta.put(Format.TXS_META, Bytes.wrap(spec.transactionsHash().toByteArray()));
                 batch.putBlockTransactions(number, spec.transactions().unsafeArray());
             }
             Block b = new Block(number, spec.timestamp(), r.root(), spec.txIds(), meta);

@@ -1,5 +1,11 @@
 package io.glassledger.core.vectors;
 
+import io.glassledger.core.store.InMemoryNodeStore;
+import io.glassledger.verify.format.Format;
+import io.glassledger.verify.block.BlockSpec;
+import io.glassledger.verify.txn.TxnDraft;
+import io.glassledger.verify.txn.SignedTransaction;
+import io.glassledger.verify.crypto.SigningKey;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.glassledger.verify.codec.ByteWriter;
@@ -37,6 +43,7 @@ final class LedgerVectors {
         ledger(v, "C", f.dflt);
         ledger(v, "D", f.still);
         ledger(v, "E", f.big);
+        root.set("transactions", transactionsExample());
         root.set("invalidRecords", invalidRecords(f.a));
         root.set("invalidGenesis", invalidGenesis(f.a));
         return Json.write(root);
@@ -99,6 +106,34 @@ final class LedgerVectors {
         byte[] rec = g.encode();
         bad(out, "trailing-byte", "ledger A's genesis record followed by 00", Arrays.copyOf(rec, rec.length + 1));
         return out;
+    }
+
+    /**
+     * A block of two signed transactions (FORMAT.md §14): their records, each one's signed form (the encoding with
+     * the put's value replaced by its hash), and the block's {@code txs} meta value over the hashed records. The block
+     * is appended to a fresh ledger of SMALL parameters, so its record carries that value.
+     */
+    private static ObjectNode transactionsExample() {
+        SigningKey key = SigningKey.fromSeed(SignatureVectors.seed("glassledger vectors: block transactions"));
+        List<SignedTransaction> txs = new ArrayList<>();
+        txs.add(new TxnDraft(key, 0, List.of(0), Bytes.fromHex("0000018bcfe5680011223344556677a1"))
+                .put(Bytes.utf8("acct/001"), Bytes.utf8("one hundred")).sign());
+        txs.add(new TxnDraft(key, 0, List.of(0), Bytes.fromHex("0000018bcfe5680111223344556677a2"))
+                .read(Bytes.utf8("acct/001"), 1).put(Bytes.utf8("acct/002"), Bytes.EMPTY)
+                .delete(Bytes.utf8("acct/003")).sign());
+        Ledger l = Ledger.openOrCreate(new InMemoryNodeStore(), Fixtures.SMALL, Fixtures.GENESIS_TS);
+        l.append(List.of(BlockSpec.of(Fixtures.GENESIS_TS + 1, txs)));
+        Block b = l.block(1);
+        ObjectNode o = Json.object();
+        ArrayNode recs = o.putArray("records");
+        ArrayNode forms = o.putArray("signedForms");
+        for (SignedTransaction t : txs) {
+            recs.add(Json.hex(t.record()));
+            forms.add(Json.hex(t.signedForm()));
+        }
+        o.put("txs", b.meta().get(Format.TXS_META).hex());
+        o.put("blockRecord", Json.hex(b.encode()));
+        return o;
     }
 
     /**

@@ -10,6 +10,7 @@ import io.glassledger.verify.codec.ByteWriter;
 import io.glassledger.verify.crypto.Ed25519;
 import io.glassledger.verify.crypto.SigningKey;
 import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hashing;
 import io.glassledger.core.ledger.Ledger;
 import io.glassledger.verify.entry.Mutation;
 import io.glassledger.verify.proof.SignedHead;
@@ -105,16 +106,22 @@ final class SignatureVectors {
     VectorFile signedTransactions() {
         VectorFile file = new VectorFile("signed-transaction", "verifySignedTransaction",
                 "record (FORMAT.md §14.2) decodes strictly and its signature is the transaction's client key's "
-                        + "Ed25519 signature (RFC 8032, strict) over \"GLTX\" ‖ encoding");
+                        + "Ed25519 signature (RFC 8032, strict) over \"GLTX\" ‖ signed form, the encoding with each put's "
+                        + "value replaced by its hash");
         Bytes txId = Bytes.wrap(NaiveEd25519.hex("0000018bcfe5680001020304050607f0"));
         Statement s = new Statement() {
             @Override
             public byte[] message(byte[] publicKey) {
-                byte[] enc = tx(txId, publicKey).encode();
-                byte[] m = new byte[4 + enc.length];
-                System.arraycopy(new byte[] {'G', 'L', 'T', 'X'}, 0, m, 0, 4);
-                System.arraycopy(enc, 0, m, 4, enc.length);
-                return m;
+                // FORMAT.md §14.2, from the text: the put acct/002 = "100" is signed as H(03 || "100").
+                Transaction t = tx(txId, publicKey);
+                byte[] enc = t.encode();
+                byte[] put = new ByteWriter().u8(0).lengthPrefixed(Bytes.utf8("100")).toByteArray();
+                byte[] hashed = new ByteWriter().u8(0).hash(Hashing.raw(new byte[] {3, '1', '0', '0'})).toByteArray();
+                int at = indexOf(enc, new ByteWriter().lengthPrefixed(Bytes.utf8("acct/002")).raw(put).toByteArray())
+                        + 1 + "acct/002".length();
+                byte[] signed = new ByteWriter().raw(Arrays.copyOfRange(enc, 0, at)).raw(hashed)
+                        .raw(Arrays.copyOfRange(enc, at + put.length, enc.length)).toByteArray();
+                return new ByteWriter().raw(new byte[] {'G', 'L', 'T', 'X'}).raw(signed).toByteArray();
             }
 
             @Override
@@ -153,6 +160,15 @@ final class SignatureVectors {
         edgeCases(c, s, CLIENT_SEED);
         mixedOrderCase(file, s, CLIENT_SEED, "two-shards-read-put-delete-r-mixed-order");
         return file;
+    }
+
+    private static int indexOf(byte[] a, byte[] b) {
+        for (int i = 0; i + b.length <= a.length; i++) {
+            if (Arrays.equals(a, i, i + b.length, b, 0, b.length)) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("not found");
     }
 
     private static Transaction tx(Bytes txId, byte[] clientKey) {
@@ -309,7 +325,7 @@ final class SignatureVectors {
         }
     }
 
-    private static byte[] seed(String label) {
+    static byte[] seed(String label) {
         return Arrays.copyOf(NaiveEd25519.sha512(label.getBytes(java.nio.charset.StandardCharsets.UTF_8)), 32);
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.glassledger.verify.codec.ByteWriter;
 import io.glassledger.verify.crypto.SigningKey;
 import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hashing;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -36,6 +37,15 @@ final class TransactionVectors {
         }
 
         byte[] encode() {
+            return write(false);
+        }
+
+        /** FORMAT.md §14.2's signed form, written from the text: each put's lp(value) replaced by H(03 || value). */
+        byte[] signedForm() {
+            return write(true);
+        }
+
+        private byte[] write(boolean signed) {
             ByteWriter w = new ByteWriter().u8(version).raw(txId.toByteArray()).raw(clientKey.toByteArray())
                     .varint(shard).varint(participants.size());
             participants.forEach(w::varint);
@@ -49,7 +59,12 @@ final class TransactionVectors {
                 if (kv[1] == null) {
                     w.u8(deleteOp);
                 } else {
-                    w.u8(0).lengthPrefixed(kv[1]);
+                    w.u8(0);
+                    if (signed) {
+                        w.hash(Hashing.raw(new ByteWriter().u8(3).raw(kv[1].toByteArray()).toByteArray()));
+                    } else {
+                        w.lengthPrefixed(kv[1]);
+                    }
                 }
             }
             return w.raw(trailing).toByteArray();
@@ -131,7 +146,8 @@ final class TransactionVectors {
     /** The record of {@code r}'s encoding with {@code key}'s valid signature over it. */
     private static void signed(VectorFile.Case c, SigningKey key, Raw r, String name, String why) {
         byte[] enc = r.encode();
-        byte[] msg = new ByteWriter(enc.length + 4).raw(new byte[] {'G', 'L', 'T', 'X'}).raw(enc).toByteArray();
+        byte[] msg = new ByteWriter(enc.length + 4).raw(new byte[] {'G', 'L', 'T', 'X'}).raw(r.signedForm())
+                .toByteArray();
         byte[] record = new ByteWriter(enc.length + 72).lengthPrefixed(enc).raw(key.sign(msg)).toByteArray();
         ObjectNode o = Json.object();
         o.put("record", Json.hex(record));

@@ -1,5 +1,6 @@
 package io.glassledger.core.vectors;
 
+import io.glassledger.verify.txn.SignedTransaction;
 import io.glassledger.verify.entry.Separators;
 import io.glassledger.verify.format.Format;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -347,6 +348,21 @@ class VectorTest {
             assertThrows(MalformedException.class, () -> Block.decode(0, Json.unhex(v.get("record").asText())),
                     v.get("name").asText());
         }
+    }
+
+    @Test
+    void transactionsExample_signaturesAndTxsHash() throws IOException {
+        JsonNode t = load("ledger.json").get("transactions");
+        List<SignedTransaction> txs = new java.util.ArrayList<>();
+        for (int i = 0; i < t.get("records").size(); i++) {
+            SignedTransaction s = SignedTransaction.decode(Json.unhex(t.get("records").get(i).asText()));
+            assertTrue(s.signatureValid(), "transaction " + i + "'s signature");
+            assertEquals(t.get("signedForms").get(i).asText(), Json.hex(s.signedForm()));
+            txs.add(s);
+        }
+        assertEquals(t.get("txs").asText(), SignedTransaction.transactionsHash(txs).hex());
+        Block b = Block.decode(1, Json.unhex(t.get("blockRecord").asText()));
+        assertEquals(t.get("txs").asText(), b.meta().get(Format.TXS_META).hex());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.glassledger.verify.block;
 
 import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
 import io.glassledger.verify.entry.Mutation;
 import io.glassledger.verify.txn.SignedTransaction;
 import java.util.ArrayList;
@@ -11,14 +12,29 @@ import java.util.List;
  * the record of the signed transactions (FORMAT.md §14.3), which the ledger keeps beside the block and binds into
  * its body through the meta entry {@code txs}.
  */
-public record BlockSpec(long timestamp, List<Bytes> txIds, List<Mutation> writes, Bytes transactions) {
+public record BlockSpec(long timestamp, List<Bytes> txIds, List<Mutation> writes, Bytes transactions,
+                        Hash transactionsHash) {
+    /**
+     * @param transactions     the block's signed-transaction record (FORMAT.md §14.3), or null
+     * @param transactionsHash its {@code txs} hash ({@link SignedTransaction#transactionsHash}); null to compute it
+     *                         from {@code transactions}
+     */
     public BlockSpec {
         txIds = List.copyOf(txIds);
         writes = List.copyOf(writes);
+        if (transactions == null) {
+            transactionsHash = null;
+        } else if (transactionsHash == null) {
+            transactionsHash = SignedTransaction.transactionsHash(SignedTransaction.decodeList(transactions));
+        }
     }
 
     public BlockSpec(long timestamp, List<Bytes> txIds, List<Mutation> writes) {
-        this(timestamp, txIds, writes, null);
+        this(timestamp, txIds, writes, null, null);
+    }
+
+    public BlockSpec(long timestamp, List<Bytes> txIds, List<Mutation> writes, Bytes transactions) {
+        this(timestamp, txIds, writes, transactions, null);
     }
 
     /**
@@ -32,6 +48,7 @@ public record BlockSpec(long timestamp, List<Bytes> txIds, List<Mutation> writes
             ids.add(s.txId());
             writes.addAll(s.tx().writes());
         }
-        return new BlockSpec(timestamp, ids, writes, Bytes.wrap(SignedTransaction.encodeList(txs)));
+        return new BlockSpec(timestamp, ids, writes, Bytes.wrap(SignedTransaction.encodeList(txs)),
+                SignedTransaction.transactionsHash(txs));
     }
 }

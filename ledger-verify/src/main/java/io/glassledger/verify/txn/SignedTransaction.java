@@ -6,14 +6,18 @@ import io.glassledger.verify.crypto.Ed25519;
 import io.glassledger.verify.crypto.SigningKey;
 import io.glassledger.verify.format.FormatRule;
 import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hash;
+import io.glassledger.verify.hash.Hashing;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * A transaction with its client's Ed25519 signature over {@code "GLTX" || encoding} (FORMAT.md §14). The record
+ * A transaction with its client's Ed25519 signature over {@code "GLTX" || signed form} (FORMAT.md §14.2), the signed
+ * form being the encoding with each put's value replaced by its hash ({@link Transaction#signedForm}). The record
  * form, {@code varint n || encoding[n] || signature[64]}, is what the WAL and the block's transaction list keep, so
- * an auditor checks exactly the bytes the client signed.
+ * an auditor checks the client's signature on the values it holds; the signature, and a block's {@code txs} hash
+ * ({@link #transactionsHash}), need only the values' hashes, so a value can later be erased without breaking them.
  */
 public final class SignedTransaction {
     static final byte[] DOMAIN = {'G', 'L', 'T', 'X'};
@@ -23,6 +27,8 @@ public final class SignedTransaction {
     private final byte[] record;
     private final int encodingOffset;
     private final int encodingLength;
+    /** The signed form, made on first use (a signature check, a block's txs hash). */
+    private byte[] signedForm;
 
     private SignedTransaction(Transaction tx, byte[] record, int encodingOffset, int encodingLength) {
         this.tx = tx;
@@ -36,12 +42,13 @@ public final class SignedTransaction {
             throw new IllegalArgumentException("the transaction names another client key");
         }
         byte[] enc = tx.encode();
-        byte[] msg = new byte[DOMAIN.length + enc.length];
-        System.arraycopy(DOMAIN, 0, msg, 0, DOMAIN.length);
-        System.arraycopy(enc, 0, msg, DOMAIN.length, enc.length);
-        byte[] sig = key.sign(msg);
+        byte[] signed = Transaction.signedForm(enc);
+        byte[] sig = key.sign(message(signed));
         byte[] rec = new ByteWriter(enc.length + 72).lengthPrefixed(enc).raw(sig).toByteArray();
-        return new SignedTransaction(tx, rec, rec.length - Ed25519.SIGNATURE_BYTES - enc.length, enc.length);
+        SignedTransaction s = new SignedTransaction(tx, rec, rec.length - Ed25519.SIGNATURE_BYTES - enc.length,
+                enc.length);
+        s.signedForm = signed;
+        return s;
     }
 
     /** Parses a record; the signature is not checked here (see {@link #signatureValid()}). */
@@ -70,10 +77,46 @@ public final class SignedTransaction {
     }
 
     public boolean signatureValid() {
-        byte[] msg = new byte[DOMAIN.length + encodingLength];
-        System.arraycopy(DOMAIN, 0, msg, 0, DOMAIN.length);
-        System.arraycopy(record, encodingOffset, msg, DOMAIN.length, encodingLength);
+        byte[] msg = message(signedForm());
         return Ed25519.verify(tx.clientKey(), msg, 0, msg.length, record, encodingOffset + encodingLength);
+    }
+
+    /** {@code "GLTX" || signed form}: the message a client signs (FORMAT.md §14.2). */
+    private static byte[] message(byte[] signedForm) {
+        byte[] msg = new byte[DOMAIN.length + signedForm.length];
+        System.arraycopy(DOMAIN, 0, msg, 0, DOMAIN.length);
+        System.arraycopy(signedForm, 0, msg, DOMAIN.length, signedForm.length);
+        return msg;
+    }
+
+    /** The signed form (FORMAT.md §14.2); callers must not modify it. */
+    public byte[] signedForm() {
+        byte[] f = signedForm;
+        if (f == null) {
+            f = Transaction.signedForm(Arrays.copyOfRange(record, encodingOffset, encodingOffset + encodingLength));
+            signedForm = f;
+        }
+        return f;
+    }
+
+    /**
+     * A block's {@code txs} meta value (FORMAT.md §14.3): {@code H(40 || varint n || n × lp(hashed record))}, a hashed
+     * record being {@code lp(signed form) || signature}. Values enter it only by their hashes.
+     */
+    public static Hash transactionsHash(List<SignedTransaction> txs) {
+        int size = 8;
+        for (SignedTransaction s : txs) {
+            size += s.signedForm().length + Ed25519.SIGNATURE_BYTES + 10;
+        }
+        ByteWriter w = new ByteWriter(size);
+        w.varint(txs.size());
+        for (SignedTransaction s : txs) {
+            byte[] f = s.signedForm();
+            int hashed = ByteWriter.varintSize(f.length) + f.length + Ed25519.SIGNATURE_BYTES;
+            w.varint(hashed).varint(f.length).raw(f).raw(s.record, s.record.length - Ed25519.SIGNATURE_BYTES,
+                    Ed25519.SIGNATURE_BYTES);
+        }
+        return Hashing.transactions(w.toByteArray());
     }
 
     public byte[] record() {

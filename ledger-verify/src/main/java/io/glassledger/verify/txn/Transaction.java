@@ -22,6 +22,7 @@ import io.glassledger.verify.codec.MalformedException;
 import io.glassledger.verify.crypto.Ed25519;
 import io.glassledger.verify.format.FormatRule;
 import io.glassledger.verify.hash.Bytes;
+import io.glassledger.verify.hash.Hashing;
 import io.glassledger.verify.entry.Entry;
 import io.glassledger.verify.entry.Mutation;
 import java.security.SecureRandom;
@@ -163,7 +164,26 @@ public record Transaction(Bytes txId, Bytes clientKey, int shard, List<Integer> 
 
     /** Decodes a canonical encoding; anything else (trailing bytes, unsorted keys, bad sizes) is malformed. */
     public static Transaction decode(byte[] data) {
+        return decode(data, null);
+    }
+
+    /**
+     * The transaction's signed form (FORMAT.md §14.2) from its encoding: the encoding with each put's
+     * {@code lp(value)} replaced by the value's hash {@code H(03 || value)}, every other byte as it is. What a client
+     * signs and a block's {@code txs} binds, so that a value can later be erased without breaking either.
+     *
+     * @throws MalformedException if the encoding does not decode
+     */
+    public static byte[] signedForm(byte[] encoding) {
+        ByteWriter w = new ByteWriter(encoding.length);
+        decode(encoding, w);
+        return w.toByteArray();
+    }
+
+    /** Decodes; when {@code signed} is not null, writes the signed form into it as it goes. */
+    private static Transaction decode(byte[] data, ByteWriter signed) {
         ByteReader r = new ByteReader(data);
+        int copied = 0;
         if (r.u8() != ENCODING_VERSION && TX_VERSION_UNKNOWN.enforced()) {
             throw new MalformedException("unknown transaction encoding version");
         }
@@ -188,11 +208,18 @@ public record Transaction(Bytes txId, Bytes clientKey, int shard, List<Integer> 
             Bytes k = r.lengthPrefixed(Entry.MAX_KEY_BYTES, TX_KEY_TOO_LONG);
             int op = r.u8();
             if (op == 0) {
+                int valueAt = r.position();
                 long n = r.varint();
                 if (n > Entry.MAX_VALUE_BYTES && TX_VALUE_TOO_LONG.enforced()) {
                     throw new ValueTooLongException(n);
                 }
-                writes.add(Mutation.put(k, r.bytes((int) n)));
+                Bytes value = r.bytes((int) n);
+                writes.add(Mutation.put(k, value));
+                if (signed != null) {
+                    signed.raw(data, copied, valueAt - copied).hash(Hashing.value(value.unsafeArray(), 0,
+                            value.length()));
+                    copied = r.position();
+                }
             } else if (op == 1 || !TX_OP_UNKNOWN.enforced()) {
                 writes.add(Mutation.delete(k));
             } else {
@@ -200,6 +227,9 @@ public record Transaction(Bytes txId, Bytes clientKey, int shard, List<Integer> 
             }
         }
         r.expectEnd(TX_TRAILING);
+        if (signed != null) {
+            signed.raw(data, copied, data.length - copied);
+        }
         try {
             return new Transaction(id, client, shard, parts, reads, writes);
         } catch (IllegalArgumentException e) {
