@@ -69,6 +69,8 @@ final class CurrentStateProbe {
         long diskBefore = disk(s);
         long[] ns = new long[blocks];
         long applyCpu = 0;
+        CurrentState.Spent spent0 = s.spent();
+        long collectNs = 0;
         long t0 = System.nanoTime();
         for (int b = 0; b < blocks; b++) {
             TreeMap<Bytes, Mutation> batch = new TreeMap<>();
@@ -87,7 +89,9 @@ final class CurrentStateProbe {
             long c0 = cpu.getCurrentThreadCpuTime();
             long b0 = System.nanoTime();
             s.apply(s.block() + 1, ms);
+            long c1 = System.nanoTime();
             s.collect(LIVE_SHARE, 4);
+            collectNs += System.nanoTime() - c1;
             ns[b] = System.nanoTime() - b0;
             applyCpu += cpu.getCurrentThreadCpuTime() - c0;
         }
@@ -102,7 +106,13 @@ final class CurrentStateProbe {
                 .with("block_ms_p90", sorted[(int) (blocks * 0.9)] / 1e6)
                 .with("thread_cpu_us_per_put", applyCpu / 1e3 / puts)
                 .with("disk_growth_bytes_per_put", (double) (disk(s) - diskBefore) / puts)
-                .with("leaves", s.leafCount()).with("quick", quick).printTo(OUT);
+                .with("leaves", s.leafCount()).with("quick", quick)
+                .with("us_per_put_values", (s.spent().values() - spent0.values()) / 1e3 / puts)
+                .with("us_per_put_leaves", (s.spent().leaves() - spent0.leaves()) / 1e3 / puts)
+                .with("us_per_put_index", (s.spent().index() - spent0.index()) / 1e3 / puts)
+                .with("us_per_put_leaf_sync", (s.spent().leafSync() - spent0.leafSync()) / 1e3 / puts)
+                .with("us_per_put_commit", (s.spent().commit() - spent0.commit()) / 1e3 / puts)
+                .with("us_per_put_collect", collectNs / 1e3 / puts).printTo(OUT);
     }
 
     private static long disk(CurrentState s) {

@@ -25,4 +25,18 @@ enum Refusal {
     static void backOff(SplittableRandom r) {
         LockSupport.parkNanos(5_000_000 + r.nextInt(5_000_000));
     }
+
+    /**
+     * Whether a replicated shard refused because it has no leader yet (an election after a kill, which on a loaded
+     * machine can outlast the client's own failover tries) or a replica is restarting: nothing was done. Only a load
+     * that kills replicas on purpose re-runs such a transaction ({@link #awaitLeader}); everywhere else it is a failure.
+     */
+    static boolean noLeaderYet(GlassLedgerException e) {
+        return "not_leader".equals(e.code()) || "unavailable".equals(e.code());
+    }
+
+    /** The pause before re-running a transaction that a shard without a leader refused: 50–100 ms. */
+    static void awaitLeader(SplittableRandom r) {
+        LockSupport.parkNanos(50_000_000 + r.nextInt(50_000_000));
+    }
 }

@@ -360,6 +360,8 @@ public final class ReplicationBenchmark {
 
     private static ServiceBenchmark.Load start(Options o, Workload data, GlassLedgerClient client) {
         ServiceBenchmark.Load load = new ServiceBenchmark.Load();
+        // The recovery part kills the leader: until the two left elect one, a transaction is refused and re-run.
+        load.awaitLeader = true;
         for (int i = 0; i < o.clients(); i++) {
             long seed = 7000 + i;
             Thread t = new Thread(() -> ServiceBenchmark.clientLoop(client, data, load, seed, null), "x-client-" + i);

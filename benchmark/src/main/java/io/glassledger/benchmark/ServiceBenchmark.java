@@ -380,6 +380,8 @@ public final class ServiceBenchmark {
 
     static final class Load {
         volatile boolean measuring;
+        /** Re-run a transaction a shard without a leader refused (a load that kills the leader on purpose). */
+        volatile boolean awaitLeader;
         volatile boolean stop;
         volatile Throwable error;
         final AtomicLong committed = new AtomicLong();
@@ -445,6 +447,10 @@ public final class ServiceBenchmark {
                         }
                         break;
                     } catch (GlassLedgerException e) {
+                        if (load.awaitLeader && Refusal.noLeaderYet(e)) {
+                            Refusal.awaitLeader(r);
+                            continue;
+                        }
                         Refusal why = Refusal.of(e);
                         if (load.measuring) {
                             if (why == Refusal.OVERLOADED) {

@@ -99,6 +99,21 @@ public final class CurrentState implements AutoCloseable {
         return s;
     }
 
+    /**
+     * Wall-clock nanoseconds {@link #apply} has spent in each of its steps since this state was opened: appending
+     * the values (and hashing them), the leaves (routing, reading, merging, cutting, hashing and writing them), the
+     * index levels, the leaf log's sync, and the flat store's commit (the value log's sync and the rows' batch).
+     */
+    public record Spent(long values, long leaves, long index, long leafSync, long commit) {
+    }
+
+    private Spent spent = new Spent(0, 0, 0, 0, 0);
+
+    /** Where {@link #apply}'s time went so far (for the benchmark). */
+    public Spent spent() {
+        return spent;
+    }
+
     /** The committed block; -1 before the first. */
     public long block() {
         return block;
@@ -150,14 +165,22 @@ public final class CurrentState implements AutoCloseable {
                 throw new IllegalArgumentException("mutations must be in strictly increasing key order");
             }
         }
+        long t0 = System.nanoTime();
         List<FlatRows.Version> versions = flat.appendValues(mutations);
+        long t1 = System.nanoTime();
         List<IndexLevels.LeafRun> runs = new Regions(number, mutations, versions).runs();
+        long t2 = System.nanoTime();
         if (!runs.isEmpty()) {
             index = index.apply(runs);
         }
+        long t3 = System.nanoTime();
         leaves.sync();
+        long t4 = System.nanoTime();
         flat.commit(number, mutations, versions);
+        long t5 = System.nanoTime();
         block = number;
+        spent = new Spent(spent.values + t1 - t0, spent.leaves + t2 - t1, spent.index + t3 - t2,
+                spent.leafSync + t4 - t3, spent.commit + t5 - t4);
         return index.root();
     }
 
@@ -190,6 +213,8 @@ public final class CurrentState implements AutoCloseable {
         private List<List<StateEntry>> out;
         private List<StateEntry> carry;
         private boolean changed;
+        /** The last {@link #merge} added a key. */
+        private boolean inserted;
 
         Regions(long number, List<Mutation> ms, List<FlatRows.Version> vs) {
             this.number = number;
@@ -232,7 +257,15 @@ public final class CurrentState implements AutoCloseable {
                     carry = List.of();
                     changed = false;
                 }
-                absorb(merge(read(p), i, j));
+                List<StateEntry> merged = merge(read(p), i, j);
+                if (carry.isEmpty() && !inserted) {
+                    // The leaf keeps its keys, so its boundary (FORMAT.md §5.3, keys only): one piece, no cut hashed.
+                    out.add(merged);
+                    pos++;
+                    emit(null);
+                } else {
+                    absorb(merged);
+                }
                 i = j;
             }
             while (from >= 0 && pos < count) {
@@ -275,6 +308,7 @@ public final class CurrentState implements AutoCloseable {
         /** Mutations {@code [i, j)} applied to a leaf's entries (both in key order). */
         private List<StateEntry> merge(List<StateEntry> old, int i, int j) {
             List<StateEntry> out = new ArrayList<>(old.size() + (j - i));
+            inserted = false;
             int k = 0;
             for (int m = i; m < j; m++) {
                 Bytes key = ms.get(m).key();
@@ -285,6 +319,7 @@ public final class CurrentState implements AutoCloseable {
                 StateEntry now = applied(prev, ms.get(m), vs.get(m), number);
                 if (now != prev) {
                     changed = true;
+                    inserted |= prev == null;
                 }
                 if (now != null) {
                     out.add(now);
