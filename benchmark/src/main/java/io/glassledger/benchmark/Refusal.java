@@ -28,11 +28,14 @@ enum Refusal {
 
     /**
      * Whether a replicated shard refused because it has no leader yet (an election after a kill, which on a loaded
-     * machine can outlast the client's own failover tries) or a replica is restarting: nothing was done. Only a load
-     * that kills replicas on purpose re-runs such a transaction ({@link #awaitLeader}); everywhere else it is a failure.
+     * machine can outlast the client's own failover tries), a replica is restarting, or the killed replica refused the
+     * connection (a retryable transport failure). Only a load that kills replicas on purpose re-runs such a transaction
+     * ({@link #awaitLeader}); everywhere else it is a failure. A commit whose answer was lost is re-run as a new
+     * transaction, which a load of random puts allows; its promise is not counted.
      */
     static boolean noLeaderYet(GlassLedgerException e) {
-        return "not_leader".equals(e.code()) || "unavailable".equals(e.code());
+        return "not_leader".equals(e.code()) || "unavailable".equals(e.code())
+                || GlassLedgerException.TRANSPORT.equals(e.code()) && e.retryable();
     }
 
     /** The pause before re-running a transaction that a shard without a leader refused: 50–100 ms. */
